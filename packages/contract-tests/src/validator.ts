@@ -1,0 +1,325 @@
+// The one response validator of this repository: compiled from a bundled OpenAPI 3.1 document with
+// Ajv for JSON Schema 2020-12 plus formats. It answers, for one response, the questions the contract
+// suite asks (named after Schemathesis' checks): is the status documented, is the content type
+// documented, do the documented headers match, does the body match its schema.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import {
+  getByPointer,
+  HTTP_METHODS,
+  type HttpMethod,
+  isObject,
+  type JsonObject,
+  joinPointer,
+  type Located,
+  type OpenApiDocument,
+  resolveLocal,
+} from './openapi.js';
+
+// ajv-formats ships CommonJS; under NodeNext its default export is the module namespace.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export type Check =
+  | 'not_a_server_error'
+  | 'status_code_conformance'
+  | 'content_type_conformance'
+  | 'response_headers_conformance'
+  | 'response_schema_conformance';
+
+export interface Problem {
+  check: Check;
+  message: string;
+}
+
+export interface Operation {
+  /** `paths` or `webhooks`. */
+  kind: 'path' | 'webhook';
+  method: HttpMethod;
+  /** The path template (`/v1/users/{id}`) or the webhook name. */
+  path: string;
+  operationId: string;
+  pointer: string;
+  node: JsonObject;
+  parameters: Located[];
+  security: Array<Record<string, string[]>>;
+  internal: boolean;
+  deprecated: boolean;
+}
+
+export interface ResponseToCheck {
+  status: number;
+  headers: Headers;
+  /** The body as received (text); parsed here according to the content type. */
+  body: string;
+}
+
+const SPEC_ID = 'urn:platform-api:spec';
+
+// OpenAPI formats that JSON Schema does not define.
+const NUMERIC_FORMATS: Record<string, (n: number) => boolean> = {
+  int32: (n) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  int64: (n) => Number.isInteger(n),
+  float: (n) => Number.isFinite(n),
+  double: (n) => Number.isFinite(n),
+};
+const OPAQUE_STRING_FORMATS = ['byte', 'binary', 'password', 'csv'];
+
+export class SpecValidator {
+  readonly document: OpenApiDocument;
+  readonly operations: Operation[];
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly byOperationId = new Map<string, Operation>();
+
+  constructor(document: OpenApiDocument) {
+    this.document = document;
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, allowUnionTypes: true });
+    addFormats(this.ajv);
+    for (const [name, validate] of Object.entries(NUMERIC_FORMATS)) {
+      this.ajv.addFormat(name, { type: 'number', validate });
+    }
+    for (const name of OPAQUE_STRING_FORMATS) this.ajv.addFormat(name, true);
+    this.ajv.addSchema(document as object, SPEC_ID);
+    this.operations = collectOperations(document);
+    for (const operation of this.operations) this.byOperationId.set(operation.operationId, operation);
+  }
+
+  operation(operationId: string): Operation {
+    const operation = this.byOperationId.get(operationId);
+    if (!operation) throw new Error(`No operation ${operationId} in the spec`);
+    return operation;
+  }
+
+  /** Finds the operation a concrete request path matches (literal segments win over templated ones). */
+  findOperation(method: string, path: string): Operation | undefined {
+    const pathname = path.split('?')[0] ?? path;
+    const candidates = this.operations.filter(
+      (operation) => operation.kind === 'path' && operation.method === method.toLowerCase(),
+    );
+    const matches = candidates.filter((operation) => templateToRegExp(operation.path).test(pathname));
+    matches.sort((a, b) => templatedSegments(a.path) - templatedSegments(b.path));
+    return matches[0];
+  }
+
+  /** Validates a value against the schema at a JSON pointer in the document. */
+  validateAt(pointer: string, value: unknown): string[] {
+    let validate = this.compiled.get(pointer);
+    if (!validate) {
+      const found = this.ajv.getSchema(`${SPEC_ID}${pointer}`);
+      if (!found) throw new Error(`No schema at ${pointer}`);
+      validate = found;
+      this.compiled.set(pointer, validate);
+    }
+    return validate(value) ? [] : formatErrors(validate.errors);
+  }
+
+  /** Resolves a local `$ref` node within this document. */
+  resolve<T = JsonObject>(located: Located<unknown>): Located<T> {
+    return resolveLocal<T>(this.document, located);
+  }
+
+  /** Checks one response of an operation against everything the spec documents for it. */
+  validateResponse(operation: Operation, response: ResponseToCheck): Problem[] {
+    const problems: Problem[] = [];
+    const label = `${operation.operationId} → ${response.status}`;
+    const responses = this.resolve({
+      node: operation.node.responses ?? {},
+      pointer: joinPointer(operation.pointer, 'responses'),
+    });
+    const statusKey = documentedStatusKey(responses.node, response.status);
+
+    if (response.status >= 500 && (response.status === 500 || statusKey === undefined)) {
+      problems.push({
+        check: 'not_a_server_error',
+        message: `${label}: server error, body ${truncate(response.body)}`,
+      });
+    }
+    if (statusKey === undefined) {
+      problems.push({
+        check: 'status_code_conformance',
+        message: `${label}: status not documented (documented: ${Object.keys(responses.node).join(', ')}); body ${truncate(response.body)}`,
+      });
+      return problems;
+    }
+
+    const documented = this.resolve({
+      node: responses.node[statusKey],
+      pointer: joinPointer(responses.pointer, statusKey),
+    });
+    problems.push(...this.checkHeaders(label, documented, response.headers));
+
+    const content = documented.node.content;
+    if (!isObject(content) || Object.keys(content).length === 0) {
+      if (response.body.trim() !== '') {
+        problems.push({
+          check: 'content_type_conformance',
+          message: `${label}: the spec documents no body, got ${truncate(response.body)}`,
+        });
+      }
+      return problems;
+    }
+
+    const contentType = response.headers.get('content-type') ?? '';
+    const mediaType = matchMediaType(Object.keys(content), contentType);
+    if (mediaType === undefined) {
+      problems.push({
+        check: 'content_type_conformance',
+        message: `${label}: content type "${contentType}" not documented (documented: ${Object.keys(content).join(', ')})`,
+      });
+      return problems;
+    }
+    const media = content[mediaType];
+    if (!isObject(media) || media.schema === undefined) return problems;
+    const schemaPointer = joinPointer(documented.pointer, 'content', mediaType, 'schema');
+
+    let value: unknown = response.body;
+    if (isJsonMediaType(mediaType)) {
+      try {
+        value = JSON.parse(response.body);
+      } catch {
+        problems.push({
+          check: 'response_schema_conformance',
+          message: `${label}: body is not JSON: ${truncate(response.body)}`,
+        });
+        return problems;
+      }
+    }
+    for (const error of this.validateAt(schemaPointer, value)) {
+      problems.push({ check: 'response_schema_conformance', message: `${label}: ${error}` });
+    }
+    return problems;
+  }
+
+  private checkHeaders(label: string, response: Located, headers: Headers): Problem[] {
+    const problems: Problem[] = [];
+    const documented = response.node.headers;
+    if (!isObject(documented)) return problems;
+    for (const [name, raw] of Object.entries(documented)) {
+      if (name.toLowerCase() === 'content-type') continue;
+      const header = this.resolve({ node: raw, pointer: joinPointer(response.pointer, 'headers', name) });
+      const value = headers.get(name);
+      if (value === null) {
+        if (header.node.required === true) {
+          problems.push({
+            check: 'response_headers_conformance',
+            message: `${label}: required header ${name} missing`,
+          });
+        }
+        continue;
+      }
+      if (header.node.schema === undefined) continue;
+      const schemaPointer = joinPointer(header.pointer, 'schema');
+      const schema = this.resolve({ node: header.node.schema, pointer: schemaPointer }).node;
+      const typed = schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
+      for (const error of this.validateAt(schemaPointer, typed)) {
+        problems.push({
+          check: 'response_headers_conformance',
+          message: `${label}: header ${name}="${value}" ${error}`,
+        });
+      }
+    }
+    return problems;
+  }
+}
+
+function collectOperations(document: OpenApiDocument): Operation[] {
+  const operations: Operation[] = [];
+  const rootSecurity = (document.security as Operation['security'] | undefined) ?? [];
+  for (const kind of ['path', 'webhook'] as const) {
+    const container = kind === 'path' ? document.paths : document.webhooks;
+    const containerPointer = kind === 'path' ? '#/paths' : '#/webhooks';
+    for (const [path, rawItem] of Object.entries(container ?? {})) {
+      const item = resolveLocal(document, { node: rawItem, pointer: joinPointer(containerPointer, path) });
+      const shared = Array.isArray(item.node.parameters) ? item.node.parameters : [];
+      for (const method of HTTP_METHODS) {
+        const node = item.node[method];
+        if (!isObject(node)) continue;
+        const pointer = joinPointer(item.pointer, method);
+        const own = Array.isArray(node.parameters) ? node.parameters : [];
+        const parameters = mergeParameters(document, [
+          ...shared.map((p, i) => ({ node: p, pointer: joinPointer(item.pointer, 'parameters', String(i)) })),
+          ...own.map((p, i) => ({ node: p, pointer: joinPointer(pointer, 'parameters', String(i)) })),
+        ]);
+        operations.push({
+          kind,
+          method,
+          path,
+          operationId: typeof node.operationId === 'string' ? node.operationId : `${method} ${path}`,
+          pointer,
+          node,
+          parameters,
+          security: (node.security as Operation['security'] | undefined) ?? rootSecurity,
+          internal: node['x-internal'] === true,
+          deprecated: node.deprecated === true,
+        });
+      }
+    }
+  }
+  return operations;
+}
+
+/** Operation-level parameters override path-level ones with the same name and location. */
+function mergeParameters(document: OpenApiDocument, located: Located<unknown>[]): Located[] {
+  const byKey = new Map<string, Located>();
+  for (const entry of located) {
+    const parameter = resolveLocal(document, entry);
+    byKey.set(`${parameter.node.in}:${parameter.node.name}`, parameter);
+  }
+  return [...byKey.values()];
+}
+
+function documentedStatusKey(responses: JsonObject, status: number): string | undefined {
+  const exact = String(status);
+  if (exact in responses) return exact;
+  const range = `${exact[0]}XX`;
+  if (range in responses) return range;
+  if ('default' in responses) return 'default';
+  return undefined;
+}
+
+function matchMediaType(documented: string[], contentType: string): string | undefined {
+  const actual = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (actual === '') return undefined;
+  const [type] = actual.split('/');
+  return (
+    documented.find((key) => key.toLowerCase() === actual) ??
+    documented.find((key) => key.toLowerCase() === `${type}/*`) ??
+    documented.find((key) => key === '*/*')
+  );
+}
+
+export function isJsonMediaType(mediaType: string): boolean {
+  const base = mediaType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return base === 'application/json' || base.endsWith('+json');
+}
+
+export function templateToRegExp(template: string): RegExp {
+  const pattern = template
+    .split('/')
+    .map((segment) =>
+      segment
+        .split(/(\{[^}]+\})/)
+        .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join(''),
+    )
+    .join('/');
+  return new RegExp(`^${pattern}/?$`);
+}
+
+function templatedSegments(template: string): number {
+  return (template.match(/\{/g) ?? []).length;
+}
+
+function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((error) => {
+    const where = error.instancePath === '' ? 'body' : error.instancePath;
+    const params = Object.keys(error.params).length > 0 ? ` ${JSON.stringify(error.params)}` : '';
+    return `${where} ${error.message ?? 'is invalid'}${params}`;
+  });
+}
+
+function truncate(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+export { getByPointer };
