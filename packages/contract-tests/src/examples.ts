@@ -188,3 +188,18 @@ export function decodeForm(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   return Object.fromEntries(new URLSearchParams(value));
 }
+
+/** The value of a named example in components/examples (a starting point for stateful tests). */
+export function namedExample(validator: SpecValidator, name: string): unknown {
+  const examples = (validator.document.components?.examples ?? {}) as Record<string, { value?: unknown }>;
+  const example = examples[name];
+  if (!example || !('value' in example)) throw new Error(`No example ${name} in components/examples`);
+  return structuredClone(example.value);
+}
+
+/** A named example that is a JSON object (a request body to start from). */
+export function namedObjectExample(validator: SpecValidator, name: string): JsonObject {
+  const value = namedExample(validator, name);
+  if (!isObject(value)) throw new Error(`Example ${name} is not an object`);
+  return value;
+}

@@ -24,7 +24,9 @@ export type Check =
   | 'status_code_conformance'
   | 'content_type_conformance'
   | 'response_headers_conformance'
-  | 'response_schema_conformance';
+  | 'response_schema_conformance'
+  | 'request_headers_conformance'
+  | 'request_body_conformance';
 
 export interface Problem {
   check: Check;
@@ -44,6 +46,12 @@ export interface Operation {
   security: Array<Record<string, string[]>>;
   internal: boolean;
   deprecated: boolean;
+}
+
+/** A request as received, e.g. a webhook delivery checked against the spec's `webhooks`. */
+export interface RequestToCheck {
+  headers: Headers;
+  body: string;
 }
 
 export interface ResponseToCheck {
@@ -190,6 +198,75 @@ export class SpecValidator {
     return problems;
   }
 
+  /**
+   * Checks a request against an operation: its header parameters, its content type and its body.
+   * Used for what a server sends (webhooks), where the spec is the contract for the request.
+   */
+  validateRequest(operation: Operation, request: RequestToCheck): Problem[] {
+    const problems: Problem[] = [];
+    const label = operation.operationId;
+    for (const parameter of operation.parameters) {
+      if (parameter.node.in !== 'header') continue;
+      const name = String(parameter.node.name);
+      const value = request.headers.get(name);
+      if (value === null) {
+        if (parameter.node.required === true) {
+          problems.push({
+            check: 'request_headers_conformance',
+            message: `${label}: required header ${name} missing`,
+          });
+        }
+        continue;
+      }
+      if (parameter.node.schema === undefined) continue;
+      const schemaPointer = joinPointer(parameter.pointer, 'schema');
+      for (const error of this.validateHeaderValue(schemaPointer, parameter.node.schema, value)) {
+        problems.push({
+          check: 'request_headers_conformance',
+          message: `${label}: header ${name}="${value}" ${error}`,
+        });
+      }
+    }
+    if (operation.node.requestBody === undefined) return problems;
+    const body = this.resolve({
+      node: operation.node.requestBody,
+      pointer: joinPointer(operation.pointer, 'requestBody'),
+    });
+    const content = isObject(body.node.content) ? body.node.content : {};
+    const contentType = request.headers.get('content-type') ?? '';
+    const mediaType = matchMediaType(Object.keys(content), contentType);
+    if (mediaType === undefined) {
+      problems.push({
+        check: 'request_body_conformance',
+        message: `${label}: content type "${contentType}" not documented`,
+      });
+      return problems;
+    }
+    let value: unknown = request.body;
+    if (isJsonMediaType(mediaType)) {
+      try {
+        value = JSON.parse(request.body);
+      } catch {
+        problems.push({
+          check: 'request_body_conformance',
+          message: `${label}: body is not JSON: ${truncate(request.body)}`,
+        });
+        return problems;
+      }
+    }
+    for (const error of this.validateAt(joinPointer(body.pointer, 'content', mediaType, 'schema'), value)) {
+      problems.push({ check: 'request_body_conformance', message: `${label}: ${error}` });
+    }
+    return problems;
+  }
+
+  /** Header values arrive as text: numbers are compared as numbers when the schema says so. */
+  private validateHeaderValue(schemaPointer: string, schemaNode: unknown, value: string): string[] {
+    const schema = this.resolve({ node: schemaNode, pointer: schemaPointer }).node;
+    const numeric = schema.type === 'integer' || schema.type === 'number';
+    return this.validateAt(schemaPointer, numeric && value.trim() !== '' ? Number(value) : value);
+  }
+
   private checkHeaders(label: string, response: Located, headers: Headers): Problem[] {
     const problems: Problem[] = [];
     const documented = response.node.headers;
@@ -208,10 +285,11 @@ export class SpecValidator {
         continue;
       }
       if (header.node.schema === undefined) continue;
-      const schemaPointer = joinPointer(header.pointer, 'schema');
-      const schema = this.resolve({ node: header.node.schema, pointer: schemaPointer }).node;
-      const typed = schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
-      for (const error of this.validateAt(schemaPointer, typed)) {
+      for (const error of this.validateHeaderValue(
+        joinPointer(header.pointer, 'schema'),
+        header.node.schema,
+        value,
+      )) {
         problems.push({
           check: 'response_headers_conformance',
           message: `${label}: header ${name}="${value}" ${error}`,

@@ -1,0 +1,113 @@
+// Runs the reference server (apps/server) as a black box: its CLI creates clients, `serve` runs it,
+// on SQLite (a temp data dir) or PostgreSQL (a fresh schema), as a user would.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../../src/index.js';
+
+const require = createRequire(import.meta.url);
+// The package's entry point lives in dist/, next to the CLI.
+const cli = join(dirname(require.resolve('@platform-api/server')), 'cli.js');
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+export const postgresUrl =
+  process.env.PLATFORM_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Whether PostgreSQL answers on its TCP port; the reason when it does not. */
+export async function postgresUnavailable(): Promise<string | undefined> {
+  const { hostname, port } = new URL(postgresUrl);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 5432) });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(`no answer from ${hostname}:${port}`);
+    });
+    socket.once('error', (error) => resolve(`${hostname}:${port}: ${error.message}`));
+  });
+}
+
+export interface ReferenceServer {
+  url: string;
+  createClient(instance: string, scopes: string[]): Promise<{ clientId: string; clientSecret: string }>;
+  deleteClient(clientId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startReferenceServer(
+  database: DatabaseKind,
+  extraEnv: Record<string, string> = {},
+): Promise<ReferenceServer> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    PLATFORM_BOOTSTRAP: 'false',
+    PLATFORM_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...extraEnv,
+  };
+  if (database === 'sqlite') {
+    env.PLATFORM_DATA_DIR = mkdtempSync(join(tmpdir(), 'contract-server-'));
+    delete env.DATABASE_URL;
+  } else {
+    env.DATABASE_URL = postgresUrl;
+    env.PLATFORM_DATABASE_SCHEMA = `contract_${process.pid}_${Date.now()}`;
+  }
+  const runCli = async (...args: string[]) =>
+    (await promisify(execFile)(process.execPath, [cli, ...args], { env })).stdout;
+
+  // Creating a client first also creates the database and runs the migrations.
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+    {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the reference server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('the reference server did not become ready within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  return {
+    url,
+    async createClient(instance, scopes) {
+      const out = await runCli(
+        'clients',
+        'create',
+        '--instance',
+        instance,
+        '--scopes',
+        scopes.join(','),
+        '--json',
+      );
+      return JSON.parse(out) as { clientId: string; clientSecret: string };
+    },
+    async deleteClient(clientId) {
+      await runCli('clients', 'delete', clientId);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
