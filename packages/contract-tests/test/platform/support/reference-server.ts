@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { freePort } from '../../../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -103,11 +104,20 @@ export async function startReferenceServer(
     async deleteClient(clientId) {
       await runCli('clients', 'delete', clientId);
     },
-    close: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    async close() {
+      if (child.exitCode === null) {
+        await new Promise((resolve) => {
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+        });
+      }
+      if (env.PLATFORM_DATABASE_SCHEMA) {
+        // Leave the shared test database as we found it.
+        const connection = new pg.Client({ connectionString: postgresUrl });
+        await connection.connect();
+        await connection.query(`DROP SCHEMA IF EXISTS "${env.PLATFORM_DATABASE_SCHEMA}" CASCADE`);
+        await connection.end();
+      }
+    },
   };
 }

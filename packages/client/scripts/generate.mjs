@@ -1,0 +1,118 @@
+// Generates the TypeScript types of every API that redocly.yaml lists with an `x-openapi-ts.output`,
+// from that API's bundle in spec/dist/<name>.openapi.yaml (name = the alias without its version).
+//
+// Why not `openapi-typescript --redocly ../../redocly.yaml`: that mode aborts on any API without an
+// `x-openapi-ts.output` key (platform-public@v1 has none, on purpose) and reads the unbundled roots.
+//
+// Next to each `<name>.ts` it writes `<name>.security.ts`: the security schemes and each operation's
+// security requirements, copied from the bundle so the client decides at runtime which calls need a
+// bearer token without restating the spec.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { parse } from 'yaml';
+
+const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = resolve(packageDir, '../..');
+const redoclyConfigPath = resolve(repoRoot, 'redocly.yaml');
+const toolVersion = JSON.parse(
+  readFileSync(resolve(packageDir, 'node_modules/openapi-typescript/package.json'), 'utf8'),
+).version;
+const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+const redoclyConfig = parse(readFileSync(redoclyConfigPath, 'utf8'));
+const targets = Object.entries(redoclyConfig.apis ?? {})
+  .filter(([, api]) => api?.['x-openapi-ts']?.output)
+  .map(([alias, api]) => {
+    const name = alias.split('@')[0];
+    return {
+      alias,
+      root: api.root,
+      bundle: resolve(repoRoot, 'spec/dist', `${name}.openapi.yaml`),
+      // x-openapi-ts.output is relative to redocly.yaml, as openapi-typescript's own --redocly mode reads it.
+      output: resolve(dirname(redoclyConfigPath), api['x-openapi-ts'].output),
+    };
+  });
+
+if (targets.length === 0) {
+  console.error(`generate: no API in ${redoclyConfigPath} has an x-openapi-ts.output`);
+  process.exit(1);
+}
+
+const skipped = [];
+for (const target of targets) {
+  const bundleFromRoot = relative(repoRoot, target.bundle);
+  if (!existsSync(target.bundle)) {
+    skipped.push(target.alias);
+    console.warn(
+      `generate: SKIPPED ${target.alias}: ${bundleFromRoot} does not exist ` +
+        '(write the spec, then run `pnpm --filter @platform-api/spec bundle`)',
+    );
+    continue;
+  }
+  const header = (what) =>
+    [
+      `// generated from ${target.root.replace(/^\.\//, '')} (bundle ${bundleFromRoot}) by ${what} — do not edit.`,
+      '// Regenerate with `pnpm --filter @platform-api/client generate`.',
+      '',
+    ].join('\n');
+
+  const ast = await openapiTS(pathToFileURL(target.bundle), { silent: true });
+  mkdirSync(dirname(target.output), { recursive: true });
+  writeFileSync(target.output, `${header(`openapi-typescript ${toolVersion}`)}\n${astToString(ast)}`);
+
+  const document = parse(readFileSync(target.bundle, 'utf8'));
+  const securityOutput = target.output.replace(/\.ts$/, '.security.ts');
+  const typesModule = `./${target.output.split('/').pop().replace(/\.ts$/, '.js')}`;
+  writeFileSync(securityOutput, securityModule(document, typesModule, header('scripts/generate.mjs')));
+  console.log(
+    `generate: ${target.alias}: ${bundleFromRoot} -> ${relative(repoRoot, target.output)}, ${relative(repoRoot, securityOutput)}`,
+  );
+}
+
+if (skipped.length > 0) {
+  console.warn(`generate: skipped ${skipped.join(', ')} (no bundle)`);
+  if (process.env.CI === 'true') {
+    console.error('generate: CI=true, every API must generate');
+    process.exit(1);
+  }
+}
+
+/** The security facts of one bundled document as a TypeScript module checked against its `paths`. */
+function securityModule(document, typesModule, header) {
+  const schemes = {};
+  for (const [schemeName, scheme] of Object.entries(document.components?.securitySchemes ?? {})) {
+    const { description: _description, ...rest } = scheme;
+    schemes[schemeName] = rest;
+  }
+  const operations = {};
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
+    for (const method of httpMethods) {
+      const operation = pathItem?.[method];
+      if (!operation) continue;
+      operations[path] ??= {};
+      operations[path][method] = operation.security ?? document.security ?? [];
+    }
+  }
+  const json = (value) => JSON.stringify(value, null, 2);
+  // One line per path keeps the table readable.
+  const operationLines = Object.entries(operations)
+    .map(([path, byMethod]) => `  ${JSON.stringify(path)}: ${JSON.stringify(byMethod)},`)
+    .join('\n');
+  return `${header}
+import type { paths } from '${typesModule}';
+
+type SecurityRequirements = readonly { readonly [scheme: string]: readonly string[] }[];
+
+/** components.securitySchemes (descriptions left out). */
+export const securitySchemes = ${json(schemes)} as const;
+
+/** Each operation's security requirements (alternatives; [] = public), by path and method. */
+export const operationSecurity = {
+${operationLines}
+} as const satisfies {
+  readonly [P in keyof paths]?: { readonly [M in ${httpMethods.map((m) => `'${m}'`).join(' | ')}]?: SecurityRequirements };
+};
+`;
+}
