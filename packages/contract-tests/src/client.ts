@@ -10,7 +10,10 @@ export interface CallOptions {
   path?: Record<string, string | number>;
   query?: Record<string, QueryValue>;
   headers?: Record<string, string>;
-  /** A JSON value (serialised) or, with a non-JSON `contentType`, the raw body text. */
+  /**
+   * A JSON value (serialised) or, with a non-JSON `contentType`, the body text. Bytes (`Uint8Array`,
+   * `ArrayBuffer`, `Blob`) are sent as they are, whatever the content type (uploads, broken JSON).
+   */
   body?: unknown;
   contentType?: string;
   /** `false` sends no credentials at all, whatever the operation's security says. */
@@ -67,11 +70,13 @@ export class ContractClient {
         if (!headers.has(name)) headers.set(name, value);
       }
     }
-    let body: string | undefined;
+    let body: RequestInit['body'];
     if (options.body !== undefined) {
       const contentType = options.contentType ?? 'application/json';
       headers.set('content-type', contentType);
-      body = isJsonMediaType(contentType) ? JSON.stringify(options.body) : String(options.body);
+      // Bytes go out untouched whatever the type (a file upload, or deliberately broken JSON).
+      if (isBytes(options.body)) body = options.body as RequestInit['body'];
+      else body = isJsonMediaType(contentType) ? JSON.stringify(options.body) : String(options.body);
     }
     const response = await this.fetchImpl(url, {
       method: operation.method.toUpperCase(),
@@ -116,16 +121,23 @@ export class ContractClient {
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value === undefined) continue;
-      for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
+      if (Array.isArray(value) && !explodes(operation, name)) query.append(name, value.join(','));
+      else for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
     }
+
     const search = query.toString();
     return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
   }
 
   private async authHeaders(operation: Operation): Promise<Record<string, string>> {
     const schemes = (this.validator.document.components?.securitySchemes ?? {}) as Record<string, JsonObject>;
-    // The first alternative the client has credentials for wins; `{}` (anonymous) needs nothing.
-    for (const requirement of operation.security) {
+    // The first alternative the client has credentials for wins. Optional security (`{}` beside a
+    // scheme) means "anonymous or authenticated": a client holding credentials sends them, so the
+    // anonymous alternative is tried last (`authenticate: false` sends none).
+    const alternatives = [...operation.security].sort(
+      (a, b) => Number(Object.keys(a).length === 0) - Number(Object.keys(b).length === 0),
+    );
+    for (const requirement of alternatives) {
       const headers: Record<string, string> = {};
       let satisfied = true;
       for (const name of Object.keys(requirement)) {
@@ -164,4 +176,19 @@ export class ContractClient {
     }
     return undefined;
   }
+}
+
+function isBytes(value: unknown): boolean {
+  return value instanceof Uint8Array || value instanceof ArrayBuffer || value instanceof Blob;
+}
+
+/**
+ * Whether an array query value is sent as repeated `name=a&name=b` (OpenAPI's default for `form`) or,
+ * when the parameter says `explode: false`, as one comma-separated `name=a,b`.
+ */
+function explodes(operation: Operation, name: string): boolean {
+  const parameter = operation.parameters.find(
+    (candidate) => candidate.node.in === 'query' && candidate.node.name === name,
+  );
+  return parameter?.node.explode !== false;
 }

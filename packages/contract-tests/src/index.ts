@@ -1,0 +1,42 @@
+export {
+  type CallOptions,
+  type CallResult,
+  ContractClient,
+  type ContractClientOptions,
+  type Credentials,
+} from './client.js';
+export {
+  type AllowEntry,
+  type ComparedRoute,
+  compareRouteIndex,
+  type Difference,
+  type DriftAspect,
+  type DriftReport,
+  describeDifference,
+  type RouteIndex,
+  routeToTemplate,
+  type Triage,
+  triageDifferences,
+} from './drift.js';
+export {
+  collectExamples,
+  type DocumentedExample,
+  decodeForm,
+  exampleRequest,
+  firstExample,
+  invalidBodyRequest,
+  namedExample,
+  namedObjectExample,
+} from './examples.js';
+export { HTTP_METHODS, type OpenApiDocument } from './openapi.js';
+export { examplesPhase, ignoredAuthPhase, negativeDataPhase, type PhaseOptions } from './phases.js';
+export { freePort } from './ports.js';
+export { type BundleName, loadBundle } from './spec.js';
+export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
+export { type Check, type Operation, type Problem, SpecValidator, templateToRegExp } from './validator.js';
+export {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from './webhook-receiver.js';
