@@ -50,11 +50,18 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .6rem}a
 </head><body>${body}</body></html>
 `;
 
-const guides = readdirSync(join(docsDir, 'guides'))
-  .filter((name) => name.endsWith('.md'))
-  .sort()
-  .map((name) => {
-    const markdown = readFileSync(join(docsDir, 'guides', name), 'utf8');
+// Guides: docs/guides/*.md, plus the reference server's own docs (apps/server/docs/*.md).
+const guideSources = [join(docsDir, 'guides'), join(docsDir, '..', 'apps', 'server', 'docs')];
+const guides = guideSources
+  .flatMap((dir) =>
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => join(dir, name)),
+  )
+  .sort((a, b) => basename(a).localeCompare(basename(b)))
+  .map((path) => {
+    const name = basename(path);
+    const markdown = readFileSync(path, 'utf8');
     const title = /^#\s+(.+)$/m.exec(markdown)?.[1] ?? basename(name, '.md');
     const file = `guides/${basename(name, '.md')}.html`;
     const html = marked.parse(markdown.replace(/\]\(\.\/([\w-]+)\.md\)/g, ']($1.html)'));

@@ -120,6 +120,8 @@ describe.skipIf(!browserAvailable)('docs in Chromium', () => {
         'site.html',
         'guides/getting-started.html',
         'guides/events.html',
+        'guides/delivery.html',
+        'guides/benchmarks.html',
       ]),
     );
     await page.goto(`${site.url}/site.html`);

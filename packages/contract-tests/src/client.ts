@@ -1,8 +1,14 @@
 // A contract client: calls operations by operationId (method and path come from the spec, never from
 // a route table here), attaches the credentials the operation's security requirement asks for,
 // validates every response with the shared validator and records which operations were exercised.
-import { isObject, type JsonObject } from './openapi.js';
-import { isJsonMediaType, type Operation, type Problem, type SpecValidator } from './validator.js';
+import {
+  isJsonMediaType,
+  isObject,
+  type JsonObject,
+  type Operation,
+  type Problem,
+  type SpecValidator,
+} from '@platform-api/validator';
 
 export type QueryValue = string | number | boolean | Array<string | number> | undefined;
 

@@ -5,8 +5,15 @@
 // bounds and requiredness (GET/DELETE arguments ↔ path and query parameters; POST/PUT/PATCH
 // arguments ↔ path and query parameters or request body properties). Differences are data: the
 // caller decides which are allowed (an allow-list with a reason per entry) and which fail.
-import { isObject, type JsonObject, joinPointer, type OpenApiDocument, resolveLocal } from './openapi.js';
-import type { Operation, SpecValidator } from './validator.js';
+
+import type { Operation, SpecValidator } from '@platform-api/validator';
+import {
+  isObject,
+  type JsonObject,
+  joinPointer,
+  type OpenApiDocument,
+  resolveLocal,
+} from '@platform-api/validator';
 
 /** The parts of a route index the check reads (WordPress's `/wp-json/` answer). */
 export interface RouteIndex {

@@ -1,9 +1,17 @@
 // Everything the contract suite derives from the spec's own examples: a valid request for each
 // operation (the "examples" phase), schema-invalid variants of it (negative data), and the list of
 // every example in the document with the schema it must satisfy.
+
+import {
+  isJsonMediaType,
+  isObject,
+  type JsonObject,
+  joinPointer,
+  type Located,
+  type Operation,
+  type SpecValidator,
+} from '@platform-api/validator';
 import type { CallOptions, QueryValue } from './client.js';
-import { isObject, type JsonObject, joinPointer, type Located } from './openapi.js';
-import { isJsonMediaType, type Operation, type SpecValidator } from './validator.js';
 
 /** The first example of a parameter, media type or schema, following example `$ref`s. */
 export function firstExample(validator: SpecValidator, located: Located): { value: unknown } | undefined {

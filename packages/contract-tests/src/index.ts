@@ -1,4 +1,13 @@
 export {
+  type Check,
+  HTTP_METHODS,
+  type OpenApiDocument,
+  type Operation,
+  type Problem,
+  SpecValidator,
+  templateToRegExp,
+} from '@platform-api/validator';
+export {
   type CallOptions,
   type CallResult,
   ContractClient,
@@ -28,12 +37,10 @@ export {
   namedExample,
   namedObjectExample,
 } from './examples.js';
-export { HTTP_METHODS, type OpenApiDocument } from './openapi.js';
 export { examplesPhase, ignoredAuthPhase, negativeDataPhase, type PhaseOptions } from './phases.js';
 export { freePort } from './ports.js';
 export { type BundleName, loadBundle } from './spec.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
-export { type Check, type Operation, type Problem, SpecValidator, templateToRegExp } from './validator.js';
 export {
   type ReceivedWebhook,
   startWebhookReceiver,

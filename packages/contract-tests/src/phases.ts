@@ -1,9 +1,10 @@
 // Target-independent phases of the contract suite, as vitest test definitions. Each phase derives
 // its requests from the spec (examples, security requirements, schemas), never from a hand list.
+
+import type { Operation, SpecValidator } from '@platform-api/validator';
 import { expect, it } from 'vitest';
 import type { ContractClient } from './client.js';
 import { exampleRequest, invalidBodyRequest } from './examples.js';
-import type { Operation, SpecValidator } from './validator.js';
 
 export interface PhaseOptions {
   /** The client, created in a beforeAll (hence a getter). */

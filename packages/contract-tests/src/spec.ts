@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { OpenApiDocument } from './openapi.js';
+import type { OpenApiDocument } from '@platform-api/validator';
 
 const require = createRequire(import.meta.url);
 

@@ -3,7 +3,7 @@
 // No contract-testing tool does this; servers that send webhooks need it most.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { isJsonMediaType, type Operation, type Problem, type SpecValidator } from './validator.js';
+import { isJsonMediaType, type Operation, type Problem, type SpecValidator } from '@platform-api/validator';
 
 export interface ReceivedWebhook {
   path: string;

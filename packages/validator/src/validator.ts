@@ -5,7 +5,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import {
-  getByPointer,
   HTTP_METHODS,
   type HttpMethod,
   isObject,
@@ -399,5 +398,3 @@ function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
 function truncate(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
-
-export { getByPointer };

@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+import { buildApp, createLogger } from './app.js';
+import {
+  bootstrapDevInstance,
+  type CreatedClient,
+  createClient,
+  deleteClient,
+  listClients,
+} from './auth/clients.js';
+import { systemClock } from './clock.js';
+import { CONFIG_OPTIONS, ConfigError, loadConfig, parseFlags, type ServerConfig } from './config.js';
+import { createDatabase } from './db/database.js';
+import { startDispatcher } from './delivery/dispatcher.js';
+import { declaredScopes, loadPlatformSpec } from './spec.js';
+
+/*
+ * platform-server — the reference server's command line.
+ *   serve                      run the HTTP server (and the webhook dispatcher)
+ *   clients create|list|delete manage API clients (client id + secret)
+ */
+
+const USAGE = `Usage:
+  platform-server serve [options]
+  platform-server clients create --instance NAME --scopes user,data,chat [--name TEXT] [--description TEXT] [--user-id ID] [--json]
+  platform-server clients list [--instance NAME] [--json]
+  platform-server clients delete CLIENT_ID
+  platform-server help
+
+Options of serve (flag / environment variable):
+${Object.values(CONFIG_OPTIONS)
+  .map((o) => `  --${o.flag.padEnd(24)} ${o.env.padEnd(34)} ${o.help}`)
+  .join('\n')}
+
+The clients commands use the same database options (--data-dir, --database-url, --database-schema).`;
+
+class UsageError extends Error {}
+
+/** Takes a command's own flags out of the map, leaving the configuration flags. */
+function take(flags: Map<string, string | true>, name: string): string | true | undefined {
+  const value = flags.get(name);
+  flags.delete(name);
+  return value;
+}
+
+function takeString(flags: Map<string, string | true>, name: string): string | undefined {
+  const value = take(flags, name);
+  if (value === true) throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
+export function formatDevCredentials(client: CreatedClient, config: ServerConfig): string {
+  const scopes = client.scopes.join(' ');
+  const tokenUrl = `${config.publicUrl}/oauth/token`;
+  const line = '='.repeat(78);
+  return [
+    line,
+    'Development credentials (printed once, on first start with an empty database; store them now)',
+    `  instance:      ${client.instance}`,
+    `  client id:     ${client.clientId}`,
+    `  client secret: ${client.clientSecret}`,
+    `  scopes:        ${scopes}`,
+    'Get a token:',
+    `  curl -s -u '${client.clientId}:${client.clientSecret}' '${tokenUrl}?grant_type=client_credentials&scope=${encodeURIComponent(scopes)}'`,
+    line,
+    `PLATFORM_DEV_CREDENTIALS ${JSON.stringify({ instance: client.instance, clientId: client.clientId, clientSecret: client.clientSecret, scopes: client.scopes, tokenUrl })}`,
+    '',
+  ].join('\n');
+}
+
+async function serve(flags: Map<string, string | true>): Promise<void> {
+  const config = loadConfig(flags);
+  const logger = createLogger(config.logLevel);
+  const clock = systemClock;
+  const doc = loadPlatformSpec();
+  const database = await createDatabase(config);
+
+  if (config.bootstrapDevInstance) {
+    const created = await bootstrapDevInstance(
+      database.db,
+      clock,
+      config.devInstanceName,
+      declaredScopes(doc),
+    );
+    if (created) process.stdout.write(formatDevCredentials(created, config));
+  }
+
+  const { app, services, beginShutdown } = await buildApp({ config, database, clock, logger, doc });
+  await app.listen({ port: config.port, host: config.host });
+  const dispatcher = config.deliveryEnabled
+    ? startDispatcher({ db: database.db, dialect: database.dialect, config, logger, clock })
+    : undefined;
+  if (dispatcher) services.outboxWritten = () => dispatcher.wake();
+  logger.info(
+    {
+      port: config.port,
+      database: database.dialect,
+      publicUrl: config.publicUrl,
+      delivery: Boolean(dispatcher),
+    },
+    'platform server started',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests and deliveries');
+    beginShutdown();
+    const timer = setTimeout(() => {
+      logger.error('graceful shutdown took longer than 30 s; exiting');
+      process.exit(1);
+    }, 30_000);
+    timer.unref();
+    try {
+      await app.close();
+      await dispatcher?.stop();
+      await database.close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function clients(
+  sub: string | undefined,
+  args: string[],
+  flags: Map<string, string | true>,
+): Promise<void> {
+  const json = take(flags, 'json') !== undefined;
+  if (sub === 'create') {
+    const instance = takeString(flags, 'instance');
+    const scopesText = takeString(flags, 'scopes');
+    const name = takeString(flags, 'name');
+    const description = takeString(flags, 'description');
+    const userIdText = takeString(flags, 'user-id');
+    if (!instance || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(instance)) {
+      throw new UsageError('--instance NAME is required (lower-case letters, digits and dashes)');
+    }
+    const known = declaredScopes(loadPlatformSpec());
+    const scopes = (scopesText ?? '').split(/[ ,]+/).filter(Boolean);
+    const unknown = scopes.filter((s) => !known.includes(s));
+    if (scopes.length === 0 || unknown.length > 0) {
+      throw new UsageError(
+        `--scopes must list scopes among ${known.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+      );
+    }
+    const userId = userIdText === undefined ? undefined : Number(userIdText);
+    if (userId !== undefined && !Number.isSafeInteger(userId))
+      throw new UsageError('--user-id must be an integer');
+    const config = loadConfig(flags);
+    const database = await createDatabase(config);
+    try {
+      const client = await createClient(database.db, systemClock, {
+        instance,
+        scopes: [...new Set(scopes)],
+        ...(name !== undefined ? { name } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(userId !== undefined ? { userId } : {}),
+      });
+      if (json) {
+        process.stdout.write(
+          `${JSON.stringify({ clientId: client.clientId, clientSecret: client.clientSecret })}\n`,
+        );
+      } else {
+        process.stdout.write(
+          `Client created in instance ${client.instance} (scopes: ${client.scopes.join(' ')}). The secret is shown only now.\n` +
+            `  client id:     ${client.clientId}\n  client secret: ${client.clientSecret}\n`,
+        );
+      }
+    } finally {
+      await database.close();
+    }
+    return;
+  }
+  if (sub === 'list') {
+    const instance = takeString(flags, 'instance');
+    const config = loadConfig(flags);
+    const database = await createDatabase(config);
+    try {
+      const list = await listClients(database.db, instance);
+      if (json) process.stdout.write(`${JSON.stringify(list)}\n`);
+      else if (list.length === 0) process.stdout.write('No clients.\n');
+      else {
+        for (const c of list) {
+          process.stdout.write(
+            `${c.clientId}  ${c.instance}  user ${c.userId}  [${c.scopes.join(' ')}]  ${c.name}  ${c.createdAt}\n`,
+          );
+        }
+      }
+    } finally {
+      await database.close();
+    }
+    return;
+  }
+  if (sub === 'delete') {
+    const id = args[0];
+    if (!id) throw new UsageError('clients delete needs a CLIENT_ID');
+    const config = loadConfig(flags);
+    const database = await createDatabase(config);
+    try {
+      if (!(await deleteClient(database.db, id))) {
+        process.stderr.write(`No client with id ${id}.\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(`Client ${id} deleted; its tokens are revoked.\n`);
+    } finally {
+      await database.close();
+    }
+    return;
+  }
+  throw new UsageError(`unknown clients command ${sub ?? '(none)'}`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { flags, positionals } = parseFlags(argv);
+  const [command, sub, ...rest] = positionals;
+  try {
+    if (command === 'serve' || command === undefined) {
+      if (flags.has('help')) {
+        process.stdout.write(`${USAGE}\n`);
+        return;
+      }
+      await serve(flags);
+    } else if (command === 'clients') {
+      await clients(sub, rest, flags);
+    } else if (command === 'help' || command === '--help') {
+      process.stdout.write(`${USAGE}\n`);
+    } else {
+      throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nRun "platform-server help" for the options.\n`);
+      process.exit(2);
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`platform-server: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+void main(process.argv.slice(2));

@@ -1,0 +1,285 @@
+import { type Kysely, sql } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import type { Dialect } from './database.js';
+
+/*
+ * Schema migrations, in code so the bundle carries them. Append new migrations; never edit an applied one.
+ * Portable types only: text, integer, bigint (epoch ms). JSON is text, booleans are integers 0/1.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations work on the untyped schema.
+type AnyDb = Kysely<any>;
+
+function migrations(dialect: Dialect): Record<string, Migration> {
+  // Auto-increment integer ids: SQLite's rowid alias vs PostgreSQL serial.
+  const serialId = dialect === 'postgres' ? ('serial' as const) : ('integer' as const);
+  const idColumn = (c: { primaryKey(): { autoIncrement(): unknown } }) =>
+    dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement();
+
+  return {
+    '0001_initial': {
+      async up(db: AnyDb) {
+        await db.schema
+          .createTable('instances')
+          .addColumn('id', serialId, (c) => idColumn(c) as never)
+          .addColumn('name', 'text', (c) => c.notNull().unique())
+          .addColumn('domain', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('users')
+          .addColumn('id', serialId, (c) => idColumn(c) as never)
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('role_id', 'bigint')
+          .addColumn('title', 'text')
+          .addColumn('alternate_email', 'text')
+          .addColumn('phone', 'text')
+          .addColumn('location', 'text')
+          .addColumn('timezone', 'text')
+          .addColumn('locale', 'text')
+          .addColumn('employee_number', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('deleted_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('users_instance_idx')
+          .on('users')
+          .columns(['instance_id', 'id'])
+          .execute();
+
+        await db.schema
+          .createTable('groups')
+          .addColumn('id', serialId, (c) => idColumn(c) as never)
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('is_default', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('creator_id', 'integer')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('deleted_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('groups_instance_idx')
+          .on('groups')
+          .columns(['instance_id', 'id'])
+          .execute();
+
+        await db.schema
+          .createTable('group_members')
+          .addColumn('group_id', 'integer', (c) => c.notNull())
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('group_members_pk', ['group_id', 'user_id'])
+          .execute();
+        await db.schema.createIndex('group_members_user_idx').on('group_members').column('user_id').execute();
+
+        await db.schema
+          .createTable('datasets')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('owner_id', 'integer')
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('schema_json', 'text', (c) => c.notNull())
+          .addColumn('row_count', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('pdp_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('csv_data', 'text')
+          .addColumn('data_updated_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('deleted_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('datasets_instance_idx')
+          .on('datasets')
+          .columns(['instance_id', 'created_at'])
+          .execute();
+
+        await db.schema
+          .createTable('clients')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('scopes', 'text', (c) => c.notNull())
+          .addColumn('secret_hash', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('access_tokens')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('jti', 'text', (c) => c.notNull())
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('scopes', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('access_tokens_client_idx')
+          .on('access_tokens')
+          .column('client_id')
+          .execute();
+        await db.schema
+          .createIndex('access_tokens_expiry_idx')
+          .on('access_tokens')
+          .column('expires_at')
+          .execute();
+
+        await db.schema
+          .createTable('channels')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('parent_id', 'text')
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('visibility', 'text', (c) => c.notNull())
+          .addColumn('creator_id', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('channels_instance_idx')
+          .on('channels')
+          .columns(['instance_id', 'created_at'])
+          .execute();
+
+        await db.schema
+          .createTable('channel_members')
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('joined_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('channel_members_pk', ['channel_id', 'user_id'])
+          .execute();
+        await db.schema
+          .createIndex('channel_members_user_idx')
+          .on('channel_members')
+          .column('user_id')
+          .execute();
+
+        await db.schema
+          .createTable('messages')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('author_user_id', 'integer')
+          .addColumn('integration_id', 'text')
+          .addColumn('author_name', 'text', (c) => c.notNull())
+          .addColumn('text', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('messages_channel_idx')
+          .on('messages')
+          .columns(['channel_id', 'created_at'])
+          .execute();
+
+        await db.schema
+          .createTable('integrations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('owner_id', 'integer', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('channel_ids', 'text')
+          .addColumn('headers', 'text', (c) => c.notNull())
+          .addColumn('signing_secret', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('integrations_instance_idx')
+          .on('integrations')
+          .column('instance_id')
+          .execute();
+
+        await db.schema
+          .createTable('subscriptions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('integration_id', 'text', (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('slash_command', 'text')
+          .addColumn('disabled_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('subscriptions_integration_idx')
+          .on('subscriptions')
+          .column('integration_id')
+          .execute();
+
+        await db.schema
+          .createTable('callback_tokens')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('integration_id', 'text', (c) => c.notNull())
+          .addColumn('channel_id', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('event_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('instance_id', 'integer', (c) => c.notNull())
+          .addColumn('integration_id', 'text', (c) => c.notNull())
+          .addColumn('subscription_id', 'text', (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('headers', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+          .addColumn('locked_until', 'bigint')
+          .addColumn('locked_by', 'text')
+          .addColumn('last_status', 'integer')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('delivered_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('event_deliveries_due_idx')
+          .on('event_deliveries')
+          .columns(['status', 'next_attempt_at'])
+          .execute();
+        await db.schema
+          .createIndex('event_deliveries_subscription_idx')
+          .on('event_deliveries')
+          .column('subscription_id')
+          .execute();
+      },
+    },
+  };
+}
+
+/**
+ * `schema` (PostgreSQL): where the migration bookkeeping tables live. Always explicit, because Kysely
+ * otherwise looks for them in every schema of the database and may find another schema's.
+ */
+export async function migrateToLatest(db: AnyDb, dialect: Dialect, schema?: string): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  const migrator = new Migrator({
+    db,
+    provider,
+    ...(dialect === 'postgres' ? { migrationTableSchema: schema ?? 'public' } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(
+      `database migration ${failed ?? ''} failed: ${(error as Error).message ?? String(error)}`,
+    );
+  }
+  // Keep SQLite's planner informed after bulk schema changes; cheap and idempotent.
+  if (dialect === 'sqlite') await sql`PRAGMA optimize`.execute(db);
+}

@@ -1,0 +1,362 @@
+// The webhook dispatcher: claims due rows of the `event_deliveries` outbox under a lease, POSTs them
+// (sender.ts), and records the outcome: delivered, retry later (schedule.ts), or failed. A crashed
+// process leaves its claimed rows locked only until the lease runs out; another (or the restarted)
+// dispatcher then claims them again, so every event is delivered at least once. Receivers dedupe on
+// `webhook-id` (the row id, stable across attempts). See docs/delivery.md.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { ServerConfig } from '../config.js';
+import type { Database } from '../db/database.js';
+import { parseRetryAfterMs, retryAfterCapMs, retryDelayMs } from './schedule.js';
+import { type AttemptOutcome, createSender } from './sender.js';
+import { signDelivery } from './signing.js';
+import { parseAllowList } from './ssrf.js';
+
+export interface DispatcherOptions {
+  db: Kysely<Database>;
+  dialect: 'sqlite' | 'postgres';
+  config: ServerConfig;
+  logger: Logger;
+  clock: Clock;
+  /** Names this dispatcher in `locked_by`; unique per process by default. */
+  workerId?: string;
+  /** Source of jitter; tests may pin it. */
+  random?: () => number;
+}
+
+export interface Dispatcher {
+  /** Stops claiming new rows and resolves once every in-flight delivery has finished and been recorded. */
+  stop(): Promise<void>;
+  /** Delivers until no row is due now (deliveries scheduled for later are left alone). */
+  drain(): Promise<void>;
+  /** Polls now instead of at the next interval (e.g. right after an event was written). */
+  wake(): void;
+}
+
+interface ClaimedDelivery {
+  id: string;
+  integration_id: string;
+  subscription_id: string;
+  event_type: string;
+  url: string;
+  payload: string;
+  headers: string;
+  attempts: number;
+}
+
+/** Headers the dispatcher sets itself; an integration's configured header of the same name is dropped. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'te',
+  'upgrade',
+  'webhook-id',
+  'x-chat-event-type',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
+
+const USER_AGENT = 'platform-api-webhooks/1';
+
+export function startDispatcher(options: DispatcherOptions): Dispatcher {
+  const { db, dialect, logger: parentLogger, clock } = options;
+  const settings = options.config.delivery;
+  const random = options.random ?? Math.random;
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const logger = parentLogger.child({ component: 'webhook-dispatcher', workerId });
+  if (settings.leaseMs <= settings.timeoutMs) {
+    // A lease shorter than an attempt would let a second dispatcher claim a row still being sent.
+    throw new Error(
+      `delivery lease (${settings.leaseMs} ms) must be longer than the delivery timeout (${settings.timeoutMs} ms)`,
+    );
+  }
+  const sender = createSender({
+    timeoutMs: settings.timeoutMs,
+    allowList: parseAllowList(settings.allowList),
+    caCertificates: settings.caCertificates,
+    // The poll loop and drain() may each have a batch in flight.
+    maxSocketsPerHost: settings.batchSize * 2,
+  });
+
+  let stopping = false;
+  let wakeSleeper: (() => void) | undefined;
+
+  async function claim(): Promise<ClaimedDelivery[]> {
+    const now = clock.now();
+    let due = db
+      .selectFrom('event_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .orderBy('next_attempt_at')
+      .limit(settings.batchSize);
+    // PostgreSQL: rows another instance is claiming right now are skipped, not waited for. SQLite: the
+    // single UPDATE … RETURNING statement is atomic (one writer at a time), which is the whole claim.
+    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+    const rows = await db
+      .updateTable('event_deliveries')
+      .set((eb) => ({
+        locked_until: now + settings.leaseMs,
+        locked_by: workerId,
+        // Counted at claim time, so an attempt cut short by a crash still counts towards the schedule
+        // (a payload that kills the process cannot be retried forever).
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', 'in', due)
+      .returning([
+        'id',
+        'integration_id',
+        'subscription_id',
+        'event_type',
+        'url',
+        'payload',
+        'headers',
+        'attempts',
+      ])
+      .execute();
+    return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
+  }
+
+  /** Records the outcome of an attempt, unless the lease was lost meanwhile (then the new holder decides). */
+  async function record(
+    row: ClaimedDelivery,
+    values: {
+      status: 'pending' | 'delivered' | 'failed';
+      next_attempt_at?: number;
+      delivered_at?: number;
+      last_status: number | null;
+      last_error: string | null;
+    },
+  ): Promise<void> {
+    const result = await db
+      .updateTable('event_deliveries')
+      .set({ ...values, locked_until: null })
+      .where('id', '=', row.id)
+      .where('locked_by', '=', workerId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      logger.warn(
+        { deliveryId: row.id },
+        'delivery outcome not recorded: the row was reclaimed or closed meanwhile',
+      );
+    }
+  }
+
+  function buildHeaders(
+    row: ClaimedDelivery,
+    signingSecret: string | null,
+    now: number,
+  ): Record<string, string> {
+    // No prototype: a configured header named "constructor" or "__proto__" is just a header.
+    const headers: Record<string, string> = Object.create(null);
+    const configured = JSON.parse(row.headers) as unknown;
+    if (!Array.isArray(configured)) throw new Error('stored headers are not a JSON array');
+    for (const header of configured as { name?: unknown; value?: unknown }[]) {
+      if (typeof header?.name !== 'string' || typeof header.value !== 'string') {
+        throw new Error('stored headers must be {name, value} strings');
+      }
+      const name = header.name.toLowerCase();
+      if (RESERVED_HEADERS.has(name)) continue;
+      headers[name] = headers[name] === undefined ? header.value : `${headers[name]}, ${header.value}`;
+    }
+    headers['user-agent'] ??= USER_AGENT;
+    headers['content-type'] = 'application/json';
+    headers['webhook-id'] = row.id;
+    headers['x-chat-event-type'] = row.event_type;
+    if (signingSecret) Object.assign(headers, signDelivery(signingSecret, row.id, now, row.payload));
+    return headers;
+  }
+
+  async function attempt(row: ClaimedDelivery): Promise<AttemptOutcome> {
+    const [subscription, integration] = await Promise.all([
+      db
+        .selectFrom('subscriptions')
+        .select(['id', 'disabled_at'])
+        .where('id', '=', row.subscription_id)
+        .executeTakeFirst(),
+      db
+        .selectFrom('integrations')
+        .select(['id', 'signing_secret'])
+        .where('id', '=', row.integration_id)
+        .executeTakeFirst(),
+    ]);
+    // A deleted integration or subscription receives nothing more, not even events already queued.
+    if (!integration) return { kind: 'permanent', status: null, error: 'integration deleted' };
+    if (!subscription) return { kind: 'permanent', status: null, error: 'subscription deleted' };
+    if (subscription.disabled_at !== null)
+      return { kind: 'permanent', status: null, error: 'subscription disabled' };
+    let headers: Record<string, string>;
+    try {
+      headers = buildHeaders(row, integration.signing_secret, clock.now());
+    } catch (error) {
+      return { kind: 'permanent', status: null, error: `cannot build headers: ${(error as Error).message}` };
+    }
+    return sender.send(row.url, headers, row.payload);
+  }
+
+  async function deliver(row: ClaimedDelivery): Promise<void> {
+    const started = clock.now();
+    const outcome = await attempt(row);
+    const now = clock.now();
+    const log = { deliveryId: row.id, eventType: row.event_type, attempt: row.attempts, ms: now - started };
+    switch (outcome.kind) {
+      case 'delivered':
+        logger.info({ ...log, status: outcome.status }, 'webhook delivered');
+        await record(row, {
+          status: 'delivered',
+          delivered_at: now,
+          last_status: outcome.status,
+          last_error: null,
+        });
+        return;
+      case 'gone':
+        logger.warn(
+          { ...log, subscriptionId: row.subscription_id },
+          'webhook receiver answered 410 Gone: subscription disabled',
+        );
+        await disableSubscription(row, now);
+        return;
+      case 'permanent':
+        logger.error({ ...log, error: outcome.error }, 'webhook delivery failed permanently');
+        await record(row, { status: 'failed', last_status: outcome.status, last_error: outcome.error });
+        return;
+      case 'retryable': {
+        const jittered = retryDelayMs(row.attempts, settings.retryScheduleMs, random);
+        if (jittered === undefined) {
+          logger.error(
+            { ...log, status: outcome.status, error: outcome.error },
+            'webhook delivery failed: retries exhausted',
+          );
+          await record(row, { status: 'failed', last_status: outcome.status, last_error: outcome.error });
+          return;
+        }
+        const retryAfter = parseRetryAfterMs(outcome.retryAfter, now);
+        const delay =
+          retryAfter === undefined
+            ? jittered
+            : Math.max(jittered, Math.min(retryAfter, retryAfterCapMs(settings.retryScheduleMs)));
+        logger.warn(
+          { ...log, status: outcome.status, error: outcome.error, retryInMs: delay },
+          'webhook attempt failed',
+        );
+        await record(row, {
+          status: 'pending',
+          next_attempt_at: now + delay,
+          last_status: outcome.status,
+          last_error: outcome.error,
+        });
+        return;
+      }
+    }
+  }
+
+  /** 410 Gone: disable the subscription and close every pending delivery for it, in one transaction. */
+  async function disableSubscription(row: ClaimedDelivery, now: number): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('subscriptions')
+        .set({ disabled_at: now })
+        .where('id', '=', row.subscription_id)
+        .where('disabled_at', 'is', null)
+        .execute();
+      await trx
+        .updateTable('event_deliveries')
+        .set({
+          status: 'failed',
+          locked_until: null,
+          last_error: 'subscription disabled: receiver answered 410 Gone',
+        })
+        .where('subscription_id', '=', row.subscription_id)
+        .where('status', '=', 'pending')
+        .execute();
+      await trx.updateTable('event_deliveries').set({ last_status: 410 }).where('id', '=', row.id).execute();
+    });
+  }
+
+  /** Batches being claimed or delivered, by the poll loop or by drain(). */
+  const activeBatches = new Set<Promise<number>>();
+
+  /** Claims one batch and delivers it; resolves with the number of rows claimed. */
+  function runBatch(): Promise<number> {
+    const batch = (async () => {
+      const rows = await claim();
+      await Promise.all(
+        rows.map((row) =>
+          deliver(row).catch((error: unknown) => {
+            // The lease will run out and the row will be tried again.
+            logger.error({ deliveryId: row.id, err: error }, 'webhook delivery could not be recorded');
+          }),
+        ),
+      );
+      return rows.length;
+    })();
+    activeBatches.add(batch);
+    void batch.then(
+      () => activeBatches.delete(batch),
+      () => activeBatches.delete(batch),
+    );
+    return batch;
+  }
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleeper = undefined;
+        resolve();
+      }
+      wakeSleeper = done;
+    });
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      let claimed = 0;
+      try {
+        claimed = await runBatch();
+      } catch (error) {
+        logger.error({ err: error }, 'webhook dispatcher poll failed');
+      }
+      // A full batch means there is probably more due work: poll again at once.
+      if (!stopping && claimed < settings.batchSize) await sleep(settings.pollIntervalMs);
+    }
+  }
+
+  const running = loop();
+  logger.debug('webhook dispatcher started');
+
+  return {
+    async stop() {
+      stopping = true;
+      wakeSleeper?.();
+      await running;
+      await Promise.allSettled(activeBatches);
+      sender.close();
+      logger.debug('webhook dispatcher stopped');
+    },
+    async drain() {
+      while (!stopping) {
+        const claimed = await runBatch();
+        // Nothing left to claim: done once the poll loop's batch has finished too (it may hold rows
+        // this claim skipped, and its failures may make rows due again).
+        if (claimed === 0) {
+          if (activeBatches.size === 0) return;
+          await Promise.allSettled(activeBatches);
+        }
+      }
+    },
+    wake() {
+      wakeSleeper?.();
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/*
+ * THE error model. Two body shapes, both from the spec: ApiError (general) and OAuthError (token endpoint and
+ * bearer-token failures). Handlers throw ApiProblem / OAuthProblem; the error handler renders them. Anything
+ * else is logged and answered with a 500 ApiError that reveals nothing.
+ */
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** A general API error (body: ApiError). */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    message?: string,
+    readonly options: { details?: FieldProblem[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? STATUS_CODES[status] ?? 'Error');
+    this.name = 'ApiProblem';
+    this.hasMessage = message !== undefined;
+  }
+  readonly hasMessage: boolean;
+}
+
+/** An OAuth 2.0 / RFC 6750 error (body: OAuthError). */
+export class OAuthProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly description: string,
+    readonly options: { scope?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(description);
+    this.name = 'OAuthProblem';
+  }
+}
+
+export const notFound = (what = 'Resource') => new ApiProblem(404, `${what} not found`);
+export const badRequest = (message: string, details?: FieldProblem[]) =>
+  new ApiProblem(400, message, details ? { details } : {});
+
+/** Trace ids in the style of the real service ("O6Q67O9N7H-U3ALR-NVA7L"); also the request id in logs. */
+export function newTraceId(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const bytes = randomBytes(20);
+  let out = '';
+  for (let i = 0; i < 20; i++) {
+    out += alphabet[bytes[i]! % alphabet.length];
+    if (i === 9 || i === 14) out += '-';
+  }
+  return out;
+}
+
+function requestPath(request: FastifyRequest): string {
+  const url = request.raw.url ?? request.url ?? '/';
+  const q = url.indexOf('?');
+  return q >= 0 ? url.slice(0, q) : url;
+}
+
+export function apiErrorBody(
+  request: FastifyRequest,
+  status: number,
+  message: string | undefined,
+  details?: FieldProblem[],
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    status,
+    statusReason: STATUS_CODES[status] ?? 'Error',
+    path: requestPath(request),
+    toe: String(request.id ?? ''),
+  };
+  if (message !== undefined) body.message = message;
+  if (details && details.length > 0) body.details = details;
+  return body;
+}
+
+export function sendApiError(
+  reply: FastifyReply,
+  status: number,
+  message?: string,
+  details?: FieldProblem[],
+  headers: Record<string, string> = {},
+): FastifyReply {
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .serializer(JSON.stringify)
+    .send(apiErrorBody(reply.request, status, message, details));
+}
+
+export function sendOAuthError(reply: FastifyReply, problem: OAuthProblem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
+  const body: Record<string, unknown> = { error: problem.error, error_description: problem.description };
+  if (problem.options.scope !== undefined) body.scope = problem.options.scope;
+  return reply
+    .code(problem.status)
+    .type('application/json; charset=utf-8')
+    .serializer(JSON.stringify)
+    .send(body);
+}
+
+interface AjvLikeError {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Turns Ajv errors into ApiError details: `body.email`, `query.limit`, `path.id` and a readable message. */
+export function validationDetails(errors: AjvLikeError[], context: string): FieldProblem[] {
+  const prefix = context === 'querystring' ? 'query' : context === 'params' ? 'path' : context;
+  const seen = new Set<string>();
+  const details: FieldProblem[] = [];
+  for (const error of errors) {
+    let pointer = (error.instancePath ?? '')
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (error.keyword === 'required' && typeof error.params?.missingProperty === 'string') {
+      pointer = [...pointer, error.params.missingProperty];
+    }
+    if (error.keyword === 'additionalProperties' && typeof error.params?.additionalProperty === 'string') {
+      pointer = [...pointer, error.params.additionalProperty];
+    }
+    if (error.keyword === 'unevaluatedProperties' && typeof error.params?.unevaluatedProperty === 'string') {
+      pointer = [...pointer, error.params.unevaluatedProperty];
+    }
+    const field = [prefix, ...pointer].join('.');
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties') {
+      message = 'is not an allowed property';
+    } else if (error.keyword === 'enum' && Array.isArray(error.params?.allowedValues)) {
+      message = `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    } else if (error.keyword === 'required') {
+      message = 'is required';
+    }
+    const key = `${field}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push({ field, message });
+  }
+  return details;
+}
+
+/** Fastify's own error codes that are the client's fault, mapped to the statuses the spec documents. */
+const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Unsupported Content-Type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length does not match the body' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Body is empty but Content-Type is application/json' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_TYPE: { status: 415, message: 'Content-Type is empty' },
+  FST_ERR_CTP_INVALID_TYPE: { status: 415, message: 'Content-Type is invalid' },
+  FST_ERR_CTP_INVALID_CHARSET: { status: 415, message: 'Unsupported charset' },
+  FST_ERR_BAD_URL: { status: 400, message: 'Malformed URL' },
+  FST_ERR_ASYNC_CONSTRAINT: { status: 400, message: 'Bad request' },
+};
+
+/** The Fastify error handler: renders every error in the spec's shapes. */
+export function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (error instanceof OAuthProblem) return sendOAuthError(reply, error);
+  if (error instanceof ApiProblem) {
+    return sendApiError(
+      reply,
+      error.status,
+      error.hasMessage ? error.message : undefined,
+      error.options.details,
+      error.options.headers,
+    );
+  }
+  const fastifyError = error as FastifyError & { validationContext?: string };
+  if (Array.isArray(fastifyError.validation)) {
+    const context = fastifyError.validationContext ?? 'body';
+    const details = validationDetails(fastifyError.validation as AjvLikeError[], context);
+    const where =
+      context === 'querystring' ? 'query parameters' : context === 'params' ? 'path parameters' : context;
+    return sendApiError(reply, 400, `Invalid ${where}`, details);
+  }
+  const known = fastifyError.code ? FASTIFY_CLIENT_ERRORS[fastifyError.code] : undefined;
+  if (known) return sendApiError(reply, known.status, known.message);
+  // Errors thrown by body parsers (e.g. JSON.parse) carry a 4xx statusCode.
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return sendApiError(reply, status, STATUS_CODES[status] ?? 'Bad request');
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendApiError(reply, 500, 'Internal server error');
+}

@@ -1,0 +1,326 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, MessagesTable } from '../db/database.js';
+import { ApiProblem, badRequest } from '../errors.js';
+import { chatUser, emitChatEvent } from '../events/emit.js';
+import { accessibleChannelOr404, type ChannelRow, canAccess, findChannel, isMember } from './chat-access.js';
+import { iso, locationOf, notFoundProblem } from './common.js';
+import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+
+/*
+ * The minimal chat domain (x-internal operations) that makes events happen: channels (public/private),
+ * membership, messages, threads and slash commands. Each action writes its events in its own transaction.
+ */
+
+function channelBody(row: ChannelRow): Schemas['ChatChannel'] {
+  const body: Schemas['ChatChannel'] = {
+    id: row.id,
+    title: row.title,
+    visibility: row.visibility as Schemas['ChatChannelVisibility'],
+    createdAt: iso(row.created_at),
+  };
+  if (row.parent_id !== null) body.parentId = row.parent_id;
+  return body;
+}
+
+async function messageBody(
+  db: Kysely<Database>,
+  row: Selectable<MessagesTable>,
+): Promise<Schemas['ChatMessage']> {
+  let author: Schemas['ChatMessage']['author'];
+  if (row.integration_id !== null) {
+    author = { integrationId: row.integration_id, displayName: row.author_name };
+  } else {
+    const user = await db
+      .selectFrom('users')
+      .select(['id', 'name', 'email'])
+      .where('id', '=', row.author_user_id ?? 0)
+      .executeTakeFirst();
+    author = user
+      ? chatUser(user)
+      : { id: row.author_user_id ?? 0, displayName: row.author_name, email: 'unknown@invalid.example' };
+  }
+  return { id: row.id, channelId: row.channel_id, text: row.text, author, createdAt: iso(row.created_at) };
+}
+
+export { messageBody };
+
+/** Message times strictly increase within a channel, so the order of listMessages is the order of posting. */
+export async function nextMessageTime(db: Kysely<Database>, channelId: string, now: number): Promise<number> {
+  const last = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.max('created_at').as('t'))
+    .where('channel_id', '=', channelId)
+    .executeTakeFirst();
+  const lastTime = last?.t === null || last?.t === undefined ? -1 : Number(last.t);
+  return Math.max(now, lastTime + 1);
+}
+
+async function caller(db: Kysely<Database>, instanceId: number, userId: number) {
+  const user = await db
+    .selectFrom('users')
+    .select(['id', 'name', 'email'])
+    .where('id', '=', userId)
+    .where('instance_id', '=', instanceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  // The client's user was deleted: its token still authenticates the client, but chat needs a user.
+  if (!user) throw new ApiProblem(403, 'The API client acts as a user that no longer exists');
+  return user;
+}
+
+export const chatHandlers = {
+  async listChannels(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const rows = await db
+      .selectFrom('channels')
+      .selectAll()
+      .where('instance_id', '=', auth.instanceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    const channels: Schemas['ChatChannel'][] = [];
+    for (const row of rows) if (await canAccess(db, auth.userId, row)) channels.push(channelBody(row));
+    return { body: { channels } };
+  },
+
+  async createChannel(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    await caller(db, auth.instanceId, auth.userId);
+    const now = clock.now();
+    const row: ChannelRow = {
+      id: randomUUID(),
+      instance_id: auth.instanceId,
+      parent_id: null,
+      title: ctx.body.title,
+      visibility: ctx.body.visibility ?? 'PUBLIC',
+      creator_id: auth.userId,
+      created_at: now,
+    };
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('channels').values(row).execute();
+      await trx
+        .insertInto('channel_members')
+        .values({ channel_id: row.id, user_id: auth.userId, joined_at: now })
+        .execute();
+    });
+    return { body: channelBody(row), headers: locationOf(`/v1/chat/channels/${row.id}`) };
+  },
+
+  async getChannel(ctx) {
+    const auth = requireAuth(ctx);
+    const row = await accessibleChannelOr404(
+      ctx.services.db,
+      auth.instanceId,
+      auth.userId,
+      ctx.params.channelId,
+    );
+    return { body: channelBody(row) };
+  },
+
+  async joinChannel(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock, config } = ctx.services;
+    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const userIds = ctx.body.userIds as number[];
+    const users = await db
+      .selectFrom('users')
+      .select(['id', 'name', 'email'])
+      .where('instance_id', '=', auth.instanceId)
+      .where('deleted_at', 'is', null)
+      .where(
+        'id',
+        'in',
+        userIds.filter((id) => id <= 2_147_483_647),
+      )
+      .execute();
+    const found = new Set(users.map((u) => u.id));
+    const unknown = userIds.filter((id) => !found.has(id));
+    if (unknown.length > 0) {
+      throw badRequest(
+        'Unknown users',
+        unknown.map((id) => ({
+          field: `body.userIds.${userIds.indexOf(id)}`,
+          message: `no user with id ${id}`,
+        })),
+      );
+    }
+    const now = clock.now();
+    const joined = await db.transaction().execute(async (trx) => {
+      const added = [];
+      for (const user of users) {
+        if (await isMember(trx, channel.id, user.id)) continue;
+        await trx
+          .insertInto('channel_members')
+          .values({ channel_id: channel.id, user_id: user.id, joined_at: now })
+          .execute();
+        added.push(user);
+      }
+      if (added.length > 0) {
+        await emitChatEvent(
+          trx,
+          { clock, config },
+          {
+            instanceId: auth.instanceId,
+            type: 'USERS_JOINED_CHANNEL',
+            channel,
+            details: { users: added.map((u) => ({ displayName: u.name, email: u.email })) },
+          },
+        );
+      }
+      return added;
+    });
+    ctx.services.outboxWritten();
+    return { body: { users: joined.map(chatUser) } };
+  },
+
+  async leaveChannel(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock, config } = ctx.services;
+    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const userId: number = ctx.params.userId;
+    const user =
+      userId <= 2_147_483_647
+        ? await db
+            .selectFrom('users')
+            .select(['id', 'name', 'email'])
+            .where('id', '=', userId)
+            .where('instance_id', '=', auth.instanceId)
+            .executeTakeFirst()
+        : undefined;
+    if (!user || !(await isMember(db, channel.id, user.id)))
+      throw notFoundProblem('member of this channel', userId);
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('channel_members')
+        .where('channel_id', '=', channel.id)
+        .where('user_id', '=', user.id)
+        .execute();
+      await emitChatEvent(
+        trx,
+        { clock, config },
+        {
+          instanceId: auth.instanceId,
+          type: 'USERS_LEFT_CHANNEL',
+          channel,
+          details: { users: [{ displayName: user.name, email: user.email }] },
+        },
+      );
+    });
+    ctx.services.outboxWritten();
+    return {};
+  },
+
+  async postMessage(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock, config } = ctx.services;
+    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const author = await caller(db, auth.instanceId, auth.userId);
+    const row = {
+      id: randomUUID(),
+      instance_id: auth.instanceId,
+      channel_id: channel.id,
+      author_user_id: author.id,
+      integration_id: null,
+      author_name: author.name,
+      text: ctx.body.text as string,
+      created_at: await nextMessageTime(db, channel.id, clock.now()),
+    };
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('messages').values(row).execute();
+      await emitChatEvent(
+        trx,
+        { clock, config },
+        {
+          instanceId: auth.instanceId,
+          type: 'MESSAGE_POSTED',
+          channel,
+          details: { author: chatUser(author), message: { id: row.id, text: row.text } },
+        },
+      );
+    });
+    ctx.services.outboxWritten();
+    return { body: await messageBody(db, row) };
+  },
+
+  async listMessages(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const rows = await db
+      .selectFrom('messages')
+      .selectAll()
+      .where('channel_id', '=', channel.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    const messages = [];
+    for (const row of rows) messages.push(await messageBody(db, row));
+    return { body: { messages } };
+  },
+
+  async createThread(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock, config } = ctx.services;
+    let parent = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    // Threads do not nest: a thread started from a thread belongs to the same top-level channel.
+    if (parent.parent_id !== null)
+      parent = (await findChannel(db, auth.instanceId, parent.parent_id)) ?? parent;
+    await caller(db, auth.instanceId, auth.userId);
+    const now = clock.now();
+    const thread: ChannelRow = {
+      id: randomUUID(),
+      instance_id: auth.instanceId,
+      parent_id: parent.id,
+      title: ctx.body.title,
+      visibility: parent.visibility,
+      creator_id: auth.userId,
+      created_at: now,
+    };
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('channels').values(thread).execute();
+      await trx
+        .insertInto('channel_members')
+        .values({ channel_id: thread.id, user_id: auth.userId, joined_at: now })
+        .execute();
+      await emitChatEvent(
+        trx,
+        { clock, config },
+        {
+          instanceId: auth.instanceId,
+          type: 'THREAD_CREATED',
+          channel: parent,
+          details: { thread: { id: thread.id, parentId: parent.id, title: thread.title } },
+        },
+      );
+    });
+    ctx.services.outboxWritten();
+    return { body: channelBody(thread), headers: locationOf(`/v1/chat/channels/${thread.id}`) };
+  },
+
+  async invokeSlashCommand(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock, config } = ctx.services;
+    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const author = await caller(db, auth.instanceId, auth.userId);
+    const commandLine = ctx.body.commandLine as string;
+    const command = commandLine.split(' ')[0]!;
+    await db.transaction().execute(async (trx) => {
+      await emitChatEvent(
+        trx,
+        { clock, config },
+        {
+          instanceId: auth.instanceId,
+          type: 'SLASH_COMMAND',
+          channel,
+          command,
+          details: { author: chatUser(author), message: { text: commandLine } },
+        },
+      );
+    });
+    ctx.services.outboxWritten();
+    return {};
+  },
+} satisfies Partial<HandlerMap>;

@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Database, DatasetsTable } from '../db/database.js';
+import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
+import { compact, iso, locationOf, notFoundProblem, paging, toBoolean } from './common.js';
+import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
+import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+
+type DatasetRow = Selectable<DatasetsTable>;
+type DatasetColumn = Schemas['DatasetColumn'];
+
+const columnsOf = (row: DatasetRow): DatasetColumn[] =>
+  (JSON.parse(row.schema_json) as { columns: DatasetColumn[] }).columns;
+
+async function ownerOf(db: Kysely<Database>, ownerId: number | null) {
+  if (ownerId === null) return undefined;
+  const owner = await db
+    .selectFrom('users')
+    .select(['id', 'name'])
+    .where('id', '=', ownerId)
+    .executeTakeFirst();
+  return owner ? { id: owner.id, name: owner.name } : undefined;
+}
+
+async function datasetBody(db: Kysely<Database>, row: DatasetRow): Promise<Schemas['Dataset']> {
+  const schema = JSON.parse(row.schema_json) as { columns: DatasetColumn[] };
+  return compact({
+    id: row.id,
+    name: row.name,
+    rows: row.row_count,
+    columns: schema.columns.length,
+    schema,
+    owner: await ownerOf(db, row.owner_id),
+    pdpEnabled: row.pdp_enabled === 1,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  });
+}
+
+async function findDataset(db: Kysely<Database>, instanceId: number, id: string, options: { live: boolean }) {
+  let query = db
+    .selectFrom('datasets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('instance_id', '=', instanceId);
+  if (options.live) query = query.where('deleted_at', 'is', null);
+  return query.executeTakeFirst();
+}
+
+/** Sort orders of listDatasets → column and direction. Card and error-state orders have no data here: by name. */
+const SORTS: Record<
+  string,
+  { column: 'name' | 'updated_at' | 'created_at' | 'id' | 'touched'; desc: boolean }
+> = {
+  name: { column: 'name', desc: false },
+  nameDescending: { column: 'name', desc: true },
+  lastTouched: { column: 'touched', desc: true },
+  lastTouchedAscending: { column: 'touched', desc: false },
+  lastUpdated: { column: 'updated_at', desc: true },
+  lastUpdatedAscending: { column: 'updated_at', desc: false },
+  createdAt: { column: 'created_at', desc: true },
+  createdAtAscending: { column: 'created_at', desc: false },
+  cardCount: { column: 'name', desc: false },
+  cardCountAscending: { column: 'name', desc: false },
+  cardViewCount: { column: 'name', desc: false },
+  cardViewCountAscending: { column: 'name', desc: false },
+  errorState: { column: 'name', desc: false },
+  errorStateDescending: { column: 'name', desc: true },
+  dataSourceId: { column: 'id', desc: false },
+};
+
+const VALUE_CHECKS: Record<string, { test: (v: string) => boolean; expected: string }> = {
+  STRING: { test: () => true, expected: 'text' },
+  LONG: { test: (v) => /^[+-]?\d{1,19}$/.test(v), expected: 'an integer' },
+  DECIMAL: { test: (v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v), expected: 'a number' },
+  DOUBLE: { test: (v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v), expected: 'a number' },
+  DATE: {
+    test: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)),
+    expected: 'a date (YYYY-MM-DD)',
+  },
+  DATETIME: {
+    test: (v) =>
+      /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) &&
+      !Number.isNaN(Date.parse(v)),
+    expected: 'a date-time (ISO 8601)',
+  },
+};
+
+/** Parses and checks an import against the dataset's schema; a first line equal to the column names is a header. */
+function parseImport(text: string, columns: DatasetColumn[]): string[][] {
+  let records: string[][];
+  try {
+    records = parseCsv(text);
+  } catch (error) {
+    if (error instanceof CsvSyntaxError) {
+      throw badRequest('The CSV body is malformed', [
+        { field: `body.line ${error.line}`, message: error.message },
+      ]);
+    }
+    throw error;
+  }
+  const names = columns.map((c) => c.name.toLowerCase());
+  if (
+    records[0] &&
+    records[0].length === names.length &&
+    records[0].every((v, i) => v.trim().toLowerCase() === names[i])
+  ) {
+    records = records.slice(1);
+  }
+  const problems: FieldProblem[] = [];
+  records.forEach((record, index) => {
+    if (problems.length >= 20) return;
+    const rowLabel = `body.row ${index + 1}`;
+    if (record.length !== columns.length) {
+      problems.push({
+        field: rowLabel,
+        message: `has ${record.length} fields; the dataset has ${columns.length} columns`,
+      });
+      return;
+    }
+    record.forEach((value, i) => {
+      const column = columns[i]!;
+      const check = VALUE_CHECKS[column.type] ?? VALUE_CHECKS.STRING!;
+      if (value !== '' && !check.test(value.trim())) {
+        problems.push({ field: `${rowLabel}.${column.name}`, message: `must be ${check.expected}` });
+      }
+    });
+  });
+  if (problems.length > 0) throw badRequest('The CSV does not match the dataset schema', problems);
+  return records;
+}
+
+export const datasetHandlers = {
+  async listDatasets(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const sort = SORTS[ctx.query.sort as string] ?? SORTS.name!;
+    let query = db
+      .selectFrom('datasets')
+      .selectAll()
+      .where('instance_id', '=', auth.instanceId)
+      .where('deleted_at', 'is', null);
+    const nameLike = (ctx.query.nameLike as string | undefined) ?? '';
+    if (nameLike !== '') {
+      const pattern = `%${nameLike.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
+    }
+    const direction = sort.desc ? 'desc' : 'asc';
+    // Names sort case-insensitively on both dialects (collations differ), then by exact name.
+    if (sort.column === 'touched')
+      query = query.orderBy(sql`coalesce(data_updated_at, updated_at)`, direction);
+    else if (sort.column === 'name')
+      query = query.orderBy(sql`lower(name)`, direction).orderBy('name', direction);
+    else query = query.orderBy(sort.column, direction);
+    const { limit, offset } = paging(ctx.query);
+    const rows = await query.orderBy('id').limit(limit).offset(offset).execute();
+    const body: Schemas['DatasetSummary'][] = [];
+    for (const row of rows) {
+      body.push(
+        compact({
+          id: row.id,
+          name: row.name,
+          rows: row.row_count,
+          columns: columnsOf(row).length,
+          owner: await ownerOf(db, row.owner_id),
+          createdAt: iso(row.created_at),
+          updatedAt: iso(row.updated_at),
+        }),
+      );
+    }
+    return { body };
+  },
+
+  async createDataset(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const now = clock.now();
+    const row = await db
+      .insertInto('datasets')
+      .values({
+        id: randomUUID(),
+        instance_id: auth.instanceId,
+        owner_id: auth.userId,
+        name: ctx.body.name,
+        description: typeof ctx.body.description === 'string' ? ctx.body.description : null,
+        schema_json: JSON.stringify({ columns: ctx.body.schema.columns }),
+        // Rows are counted from imported data; a new dataset has none.
+        row_count: 0,
+        pdp_enabled: 0,
+        csv_data: null,
+        data_updated_at: null,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { body: await datasetBody(db, row), headers: locationOf(`/v1/datasets/${row.id}`) };
+  },
+
+  async getDataset(ctx) {
+    const auth = requireAuth(ctx);
+    const row = await findDataset(ctx.services.db, auth.instanceId, ctx.params.id, { live: false });
+    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
+    return { body: await datasetBody(ctx.services.db, row) };
+  },
+
+  async updateDataset(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const changes: Partial<DatasetRow> = {};
+    if (ctx.body.name !== undefined) changes.name = ctx.body.name;
+    if (ctx.body.schema !== undefined) {
+      const columns = ctx.body.schema.columns as DatasetColumn[];
+      // Stored rows must keep matching the schema: a schema with another column count drops them.
+      if (row.csv_data !== null && columns.length !== columnsOf(row).length) {
+        changes.csv_data = null;
+        changes.row_count = 0;
+      }
+      changes.schema_json = JSON.stringify({ columns });
+    }
+    const updated = await db
+      .updateTable('datasets')
+      .set({ ...changes, updated_at: clock.now() })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { body: await datasetBody(db, updated) };
+  },
+
+  async deleteDataset(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    await db
+      .updateTable('datasets')
+      .set({ deleted_at: clock.now(), csv_data: null })
+      .where('id', '=', row.id)
+      .execute();
+    return {};
+  },
+
+  async importDatasetData(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    if (typeof ctx.body !== 'string') throw new ApiProblem(415, 'Content-Type must be text/csv');
+    const records = parseImport(ctx.body, columnsOf(row));
+    const now = clock.now();
+    await db
+      .updateTable('datasets')
+      .set({ csv_data: formatCsv(records), row_count: records.length, data_updated_at: now, updated_at: now })
+      .where('id', '=', row.id)
+      .execute();
+    return {};
+  },
+
+  async exportDatasetData(ctx) {
+    const auth = requireAuth(ctx);
+    const row = await findDataset(ctx.services.db, auth.instanceId, ctx.params.id, { live: true });
+    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const header = toBoolean(ctx.query.includeHeader) ? formatCsv([columnsOf(row).map((c) => c.name)]) : '';
+    return { body: header + (row.csv_data ?? '') };
+  },
+} satisfies Partial<HandlerMap>;

@@ -1,0 +1,206 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, GroupsTable } from '../db/database.js';
+import {
+  conflict,
+  findLiveUser,
+  flag,
+  isStorableId,
+  locationOf,
+  notFoundProblem,
+  paging,
+  toBoolean,
+} from './common.js';
+import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+
+type GroupRow = Selectable<GroupsTable>;
+
+async function memberCount(db: Kysely<Database>, groupId: number): Promise<number> {
+  const row = await db
+    .selectFrom('group_members')
+    .innerJoin('users', 'users.id', 'group_members.user_id')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('group_members.group_id', '=', groupId)
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function groupBody(db: Kysely<Database>, row: GroupRow): Promise<Schemas['Group']> {
+  const body: Schemas['Group'] = {
+    id: row.id,
+    name: row.name,
+    active: row.active === 1,
+    default: row.is_default === 1,
+    memberCount: await memberCount(db, row.id),
+  };
+  if (row.creator_id !== null) body.creatorId = String(row.creator_id);
+  return body;
+}
+
+async function findGroup(db: Kysely<Database>, instanceId: number, id: number, options: { live: boolean }) {
+  if (!isStorableId(id)) return undefined;
+  let query = db.selectFrom('groups').selectAll().where('id', '=', id).where('instance_id', '=', instanceId);
+  if (options.live) query = query.where('deleted_at', 'is', null);
+  return query.executeTakeFirst();
+}
+
+async function nameTaken(db: Kysely<Database>, instanceId: number, name: string, exceptId?: number) {
+  let query = db
+    .selectFrom('groups')
+    .select('id')
+    .where('instance_id', '=', instanceId)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()));
+  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+export const groupHandlers = {
+  async listGroups(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const rows = await db
+      .selectFrom('groups')
+      .selectAll()
+      .where('instance_id', '=', auth.instanceId)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .limit(paging(ctx.query).limit)
+      .offset(paging(ctx.query).offset)
+      .execute();
+    const body: Schemas['GroupSummary'][] = [];
+    for (const row of rows) {
+      body.push({
+        id: row.id,
+        name: row.name,
+        default: row.is_default === 1,
+        memberCount: await memberCount(db, row.id),
+      });
+    }
+    return { body };
+  },
+
+  async createGroup(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const body = ctx.body;
+    if (await nameTaken(db, auth.instanceId, body.name))
+      throw conflict(`A group named ${body.name} already exists.`);
+    const now = clock.now();
+    const row = await db
+      .insertInto('groups')
+      .values({
+        instance_id: auth.instanceId,
+        name: body.name,
+        is_default: flag(toBoolean(body.default) ?? false),
+        active: flag(toBoolean(body.active) ?? true),
+        creator_id: auth.userId,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { body: await groupBody(db, row), headers: locationOf(`/v1/groups/${row.id}`) };
+  },
+
+  async getGroup(ctx) {
+    const auth = requireAuth(ctx);
+    const row = await findGroup(ctx.services.db, auth.instanceId, ctx.params.id, { live: false });
+    if (!row) throw notFoundProblem('group', ctx.params.id);
+    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
+    return { body: await groupBody(ctx.services.db, row) };
+  },
+
+  async updateGroup(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!row) throw notFoundProblem('group', ctx.params.id);
+    const body = ctx.body;
+    if (body.name !== undefined && (await nameTaken(db, auth.instanceId, body.name, row.id))) {
+      throw conflict(`A group named ${body.name} already exists.`);
+    }
+    const changes: Partial<GroupRow> = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.active !== undefined) changes.active = flag(toBoolean(body.active)!);
+    if (body.default !== undefined) changes.is_default = flag(toBoolean(body.default)!);
+    const updated = await db
+      .updateTable('groups')
+      .set({ ...changes, updated_at: clock.now() })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { body: await groupBody(db, updated) };
+  },
+
+  async deleteGroup(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!row) throw notFoundProblem('group', ctx.params.id);
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('groups').set({ deleted_at: clock.now() }).where('id', '=', row.id).execute();
+      await trx.deleteFrom('group_members').where('group_id', '=', row.id).execute();
+    });
+    return {};
+  },
+
+  async listGroupUsers(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!row) throw notFoundProblem('group', ctx.params.id);
+    const members = await db
+      .selectFrom('group_members')
+      .innerJoin('users', 'users.id', 'group_members.user_id')
+      .select('users.id')
+      .where('group_members.group_id', '=', row.id)
+      .where('users.deleted_at', 'is', null)
+      .orderBy('users.id')
+      .limit(paging(ctx.query).limit)
+      .offset(paging(ctx.query).offset)
+      .execute();
+    return { body: members.map((m) => m.id) };
+  },
+
+  async addGroupUser(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const group = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!group) throw notFoundProblem('group', ctx.params.id);
+    const userId: number = ctx.params.userId;
+    const user = isStorableId(userId) ? await findLiveUser(db, auth.instanceId, userId) : undefined;
+    if (!user) throw notFoundProblem('user', userId);
+    const existing = await db
+      .selectFrom('group_members')
+      .select('user_id')
+      .where('group_id', '=', group.id)
+      .where('user_id', '=', user.id)
+      .executeTakeFirst();
+    // Adding a member twice is not an error (PUT is idempotent).
+    if (!existing) {
+      await db
+        .insertInto('group_members')
+        .values({ group_id: group.id, user_id: user.id, created_at: clock.now() })
+        .execute();
+    }
+    return {};
+  },
+
+  async removeGroupUser(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const group = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
+    if (!group) throw notFoundProblem('group', ctx.params.id);
+    const userId: number = ctx.params.userId;
+    const user = isStorableId(userId) ? await findLiveUser(db, auth.instanceId, userId) : undefined;
+    if (!user) throw notFoundProblem('user', userId);
+    await db
+      .deleteFrom('group_members')
+      .where('group_id', '=', group.id)
+      .where('user_id', '=', user.id)
+      .execute();
+    return {};
+  },
+} satisfies Partial<HandlerMap>;

@@ -1,0 +1,251 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/database.js';
+import { badRequest } from '../errors.js';
+import { messageBody, nextMessageTime } from './chat.js';
+import { canAccess, findChannel, isActiveOn } from './chat-access.js';
+import { notFoundProblem } from './common.js';
+import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+
+/*
+ * Chat integrations and their event subscriptions (sections 2.3, 2.4, 4.4, 7), and the callback post-back.
+ * The iff-rules (channelIds ⇔ CHANNEL_LIST, slashCommand ⇔ SLASH_COMMAND, https only) are enforced by the
+ * spec's schemas before these handlers run; here: channel existence, the SSRF check and tenancy.
+ */
+
+type IntegrationRow = Selectable<IntegrationsTable>;
+
+function integrationBody(
+  row: IntegrationRow,
+  options: { signingSecret?: string } = {},
+): Schemas['Integration'] {
+  const body: Schemas['Integration'] = {
+    id: row.id,
+    ownerId: row.owner_id,
+    name: row.name,
+    scope: row.scope as Schemas['IntegrationScope'],
+    headers: JSON.parse(row.headers),
+    signDeliveries: row.signing_secret !== null,
+  };
+  if (row.description !== null) body.description = row.description;
+  if (row.channel_ids !== null) body.channelIds = JSON.parse(row.channel_ids);
+  if (options.signingSecret) body.signingSecret = options.signingSecret;
+  return body;
+}
+
+function subscriptionBody(row: Selectable<SubscriptionsTable>): Schemas['Subscription'] {
+  const body: Schemas['Subscription'] = {
+    id: row.id,
+    eventType: row.event_type as Schemas['ChatEventType'],
+    url: row.url,
+  };
+  if (row.slash_command !== null) body.slashCommand = row.slash_command;
+  return body;
+}
+
+async function findIntegration(db: Kysely<Database>, instanceId: number, id: string) {
+  return db
+    .selectFrom('integrations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('instance_id', '=', instanceId)
+    .executeTakeFirst();
+}
+
+async function integrationOr404(db: Kysely<Database>, instanceId: number, id: string) {
+  const row = await findIntegration(db, instanceId, id);
+  if (!row) throw notFoundProblem('integration', id);
+  return row;
+}
+
+/** Stops the pending deliveries of a removed subscription or integration: it no longer receives events. */
+async function cancelPendingDeliveries(
+  db: Kysely<Database>,
+  column: 'subscription_id' | 'integration_id',
+  id: string,
+) {
+  await db
+    .updateTable('event_deliveries')
+    .set({
+      status: 'failed',
+      last_error: column === 'subscription_id' ? 'subscription deleted' : 'integration deleted',
+    })
+    .where(column, '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+export const integrationHandlers = {
+  async createIntegration(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock } = ctx.services;
+    const body = ctx.body;
+    let channelIds: string[] | null = null;
+    if (body.scope === 'CHANNEL_LIST') {
+      channelIds = body.channelIds as string[];
+      const problems = [];
+      for (const [index, channelId] of channelIds.entries()) {
+        const channel = await findChannel(db, auth.instanceId, channelId);
+        if (!channel || !(await canAccess(db, auth.userId, channel))) {
+          problems.push({ field: `body.channelIds.${index}`, message: `no channel with id ${channelId}` });
+        }
+      }
+      if (problems.length > 0) throw badRequest('Unknown channels', problems);
+    }
+    // Standard Webhooks secret: whsec_ + base64 of 24 random bytes; returned once, by this response.
+    const signingSecret =
+      body.signDeliveries === true ? `whsec_${randomBytes(24).toString('base64')}` : undefined;
+    const row: IntegrationRow = {
+      id: randomUUID(),
+      instance_id: auth.instanceId,
+      owner_id: auth.userId,
+      name: body.name,
+      description: body.description ?? null,
+      scope: body.scope,
+      channel_ids: channelIds ? JSON.stringify(channelIds) : null,
+      headers: JSON.stringify(
+        (body.headers ?? []).map((h: { name: string; value: string }) => ({ name: h.name, value: h.value })),
+      ),
+      signing_secret: signingSecret ?? null,
+      created_at: clock.now(),
+    };
+    await db.insertInto('integrations').values(row).execute();
+    return { body: integrationBody(row, signingSecret ? { signingSecret } : {}) };
+  },
+
+  async listIntegrations(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const integrations = await db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('instance_id', '=', auth.instanceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    const channels = await db
+      .selectFrom('channels')
+      .selectAll()
+      .where('instance_id', '=', auth.instanceId)
+      .execute();
+    const accessible = [];
+    for (const channel of channels) if (await canAccess(db, auth.userId, channel)) accessible.push(channel);
+    const visible: Schemas['Integration'][] = [];
+    // Those active on any channel the caller can access, and always the caller's own.
+    for (const integration of integrations) {
+      let shown = integration.owner_id === auth.userId;
+      for (const channel of accessible) {
+        if (shown) break;
+        shown = await isActiveOn(db, integration, channel);
+      }
+      if (shown) visible.push(integrationBody(integration));
+    }
+    return { body: { integrations: visible } };
+  },
+
+  async getIntegration(ctx) {
+    const auth = requireAuth(ctx);
+    return {
+      body: integrationBody(
+        await integrationOr404(ctx.services.db, auth.instanceId, ctx.params.integrationId),
+      ),
+    };
+  },
+
+  async deleteIntegration(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const row = await integrationOr404(db, auth.instanceId, ctx.params.integrationId);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('subscriptions').where('integration_id', '=', row.id).execute();
+      await trx.deleteFrom('callback_tokens').where('integration_id', '=', row.id).execute();
+      await cancelPendingDeliveries(trx, 'integration_id', row.id);
+      await trx.deleteFrom('integrations').where('id', '=', row.id).execute();
+    });
+    return {};
+  },
+
+  async createSubscription(ctx) {
+    const auth = requireAuth(ctx);
+    const { db, clock, config, checkWebhookTarget } = ctx.services;
+    const integration = await integrationOr404(db, auth.instanceId, ctx.params.integrationId);
+    const url = ctx.body.url as string;
+    const verdict = await checkWebhookTarget(url, config.delivery.allowList);
+    if (!verdict.ok) {
+      throw badRequest('The subscription url is not an allowed webhook target', [
+        { field: 'body.url', message: verdict.reason },
+      ]);
+    }
+    const row = {
+      id: randomUUID(),
+      instance_id: auth.instanceId,
+      integration_id: integration.id,
+      event_type: ctx.body.eventType as string,
+      url,
+      // Stored with its leading `/` (the response always carries it).
+      slash_command:
+        typeof ctx.body.slashCommand === 'string' ? `/${ctx.body.slashCommand.replace(/^\//, '')}` : null,
+      disabled_at: null,
+      created_at: clock.now(),
+    };
+    await db.insertInto('subscriptions').values(row).execute();
+    return { body: subscriptionBody(row) };
+  },
+
+  async listSubscriptions(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const integration = await integrationOr404(db, auth.instanceId, ctx.params.integrationId);
+    // A subscription disabled by a 410 Gone from its receiver is gone, as the spec documents.
+    const rows = await db
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('integration_id', '=', integration.id)
+      .where('disabled_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return { body: { subscriptions: rows.map(subscriptionBody) } };
+  },
+
+  async deleteSubscription(ctx) {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const integration = await integrationOr404(db, auth.instanceId, ctx.params.integrationId);
+    const row = await db
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('id', '=', ctx.params.subscriptionId)
+      .where('integration_id', '=', integration.id)
+      .where('disabled_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw notFoundProblem('subscription', ctx.params.subscriptionId);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('subscriptions').where('id', '=', row.id).execute();
+      await cancelPendingDeliveries(trx, 'subscription_id', row.id);
+    });
+    return {};
+  },
+
+  async postCallbackMessage(ctx) {
+    const callback = ctx.callback;
+    if (!callback) throw new Error('postCallbackMessage reached without a callback context');
+    const { db, clock } = ctx.services;
+    const integration = await findIntegration(db, callback.instanceId, callback.integrationId);
+    const channel = await findChannel(db, callback.instanceId, callback.channelId);
+    if (!integration || !channel) throw notFoundProblem('channel', callback.channelId);
+    const row = {
+      id: randomUUID(),
+      instance_id: callback.instanceId,
+      channel_id: channel.id,
+      author_user_id: null,
+      integration_id: integration.id,
+      // The description: a message posted through the callback appears under the integration's name.
+      author_name: integration.name,
+      text: ctx.body.content.text as string,
+      created_at: await nextMessageTime(db, channel.id, clock.now()),
+    };
+    await db.insertInto('messages').values(row).execute();
+    return { body: await messageBody(db, row) };
+  },
+} satisfies Partial<HandlerMap>;

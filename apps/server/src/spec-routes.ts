@@ -1,0 +1,226 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { createGuard } from './auth/guard.js';
+import { ApiProblem, type FieldProblem, OAuthProblem, validationDetails } from './errors.js';
+import type { Handler, HandlerMap, Services } from './handlers/types.js';
+import type { RateLimiter } from './rate-limit.js';
+import { rebaseSchema, type SpecOperation, toFastifyPath } from './spec.js';
+
+/*
+ * Registers one Fastify route per operation of the bundle, by operationId. Nothing here names a path,
+ * status code or schema: they all come from the operation. Also registers 405 routes (with `Allow`) for
+ * the methods a known path does not support.
+ */
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operation?: SpecOperation;
+  }
+}
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+function mediaTypeOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['content-type'];
+  return header ? header.split(';')[0]!.trim().toLowerCase() : undefined;
+}
+
+function parametersSchema(
+  operation: SpecOperation,
+  location: 'path' | 'query' | 'header',
+): Record<string, unknown> | undefined {
+  const params = operation.parameters.filter((p) => p.in === location);
+  if (params.length === 0) return undefined;
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const p of params) {
+    const name = location === 'header' ? p.name.toLowerCase() : p.name;
+    properties[name] = rebaseSchema(p.schema ?? {});
+    if (p.required || location === 'path') required.push(name);
+  }
+  return { type: 'object', properties, required };
+}
+
+/** The operation's Fastify schema: params, querystring, headers and per-media-type body, from the spec. */
+export function fastifySchemaFor(operation: SpecOperation): FastifySchema {
+  const schema: FastifySchema = {};
+  const params = parametersSchema(operation, 'path');
+  if (params) schema.params = params;
+  const query = parametersSchema(operation, 'query');
+  if (query) schema.querystring = query;
+  const headers = parametersSchema(operation, 'header');
+  if (headers) schema.headers = headers;
+  if (operation.requestBody) {
+    const content: Record<string, { schema: unknown }> = {};
+    for (const [mediaType, media] of Object.entries(operation.requestBody.content)) {
+      if (media.schema !== undefined) content[mediaType] = { schema: rebaseSchema(media.schema) };
+    }
+    if (Object.keys(content).length > 0) schema.body = { content } as never;
+  }
+  const response: Record<string, unknown> = {};
+  for (const [status, definition] of Object.entries(operation.responses)) {
+    const json = (definition.content as Record<string, { schema?: unknown }> | undefined)?.[
+      'application/json'
+    ];
+    if (/^2\d\d$/.test(status) && json?.schema !== undefined) response[status] = rebaseSchema(json.schema);
+  }
+  if (Object.keys(response).length > 0) schema.response = response;
+  return schema;
+}
+
+/**
+ * Fields holding a NUL character. No text in this API may contain one (PostgreSQL cannot store it), so it
+ * is refused up front, the same way on both databases.
+ */
+function nulFields(value: unknown, path: string, out: FieldProblem[] = []): FieldProblem[] {
+  if (out.length >= 20) return out;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) out.push({ field: path, message: 'must not contain NUL characters' });
+  } else if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) nulFields(item, `${path}.${index}`, out);
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) nulFields(item, `${path}.${key}`, out);
+  }
+  return out;
+}
+
+function pick(value: unknown, names: string[]): Record<string, unknown> {
+  const source = (value ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(names.filter((n) => n in source).map((n) => [n, source[n]]));
+}
+
+/** Operations whose 400 answer is an OAuthError (the token endpoint): validation failures use that shape. */
+export function usesOAuthErrors(operation: SpecOperation): boolean {
+  const schema = (
+    operation.responses['400']?.content as Record<string, { schema?: { $ref?: string } }> | undefined
+  )?.['application/json']?.schema;
+  return typeof schema?.$ref === 'string' && schema.$ref.endsWith('/OAuthError');
+}
+
+/** Maps a validation failure of a token request to RFC 6749 §5.2 codes. */
+export function oauthValidationProblem(error: {
+  validation: unknown[];
+  validationContext?: string;
+}): OAuthProblem {
+  const details = validationDetails(error.validation as never, error.validationContext ?? 'querystring');
+  const first = details[0];
+  if (first?.field.endsWith('.grant_type') && !first.message.includes('required')) {
+    return new OAuthProblem(
+      400,
+      'unsupported_grant_type',
+      'Unsupported grant type: only client_credentials is supported',
+    );
+  }
+  if (first?.field.endsWith('.scope'))
+    return new OAuthProblem(400, 'invalid_scope', `Invalid scope parameter: ${first.message}`);
+  const text = details.map((d) => `${d.field} ${d.message}`).join('; ');
+  return new OAuthProblem(400, 'invalid_request', text || 'Invalid token request');
+}
+
+export function registerSpecRoutes(
+  app: FastifyInstance,
+  operations: SpecOperation[],
+  handlers: HandlerMap,
+  services: Services,
+  limiter: RateLimiter,
+): void {
+  const methodsByUrl = new Map<string, Set<string>>();
+
+  for (const operation of operations) {
+    const handler = (handlers as Record<string, Handler | undefined>)[operation.operationId];
+    if (!handler) throw new Error(`no handler for operation ${operation.operationId}`);
+    const url = toFastifyPath(operation.path);
+    const methods = methodsByUrl.get(url) ?? new Set<string>();
+    methods.add(operation.method);
+    if (operation.method === 'GET') methods.add('HEAD');
+    methodsByUrl.set(url, methods);
+    const oauthErrors = usesOAuthErrors(operation);
+    const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
+    const queryNames = operation.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+
+    app.route({
+      method: operation.method as 'GET',
+      url,
+      schema: fastifySchemaFor(operation),
+      config: { operation },
+      onRequest: createGuard(operation, services, limiter),
+      preValidation: async (request: FastifyRequest) => {
+        const nul = [
+          ...nulFields(request.params, 'path'),
+          // Only declared query parameters matter; undeclared ones are ignored, never stored.
+          ...nulFields(pick(request.query, queryNames), 'query'),
+          ...(typeof request.body === 'object' && !Buffer.isBuffer(request.body)
+            ? nulFields(request.body, 'body')
+            : []),
+        ];
+        if (nul.length > 0) {
+          if (oauthErrors)
+            throw new OAuthProblem(
+              400,
+              'invalid_request',
+              `${nul[0]?.field} must not contain NUL characters`,
+            );
+          throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
+        }
+        if (!operation.requestBody) return;
+        const hasBody = request.body !== undefined && request.body !== null;
+        const mediaType = mediaTypeOf(request);
+        if (
+          !hasBody ||
+          (typeof request.body === 'string' && request.body.length === 0 && mediaType === undefined)
+        ) {
+          if (operation.requestBody.required) {
+            if (oauthErrors) return;
+            throw new ApiProblem(400, `A request body (${bodyMediaTypes.join(' or ')}) is required`);
+          }
+          return;
+        }
+        if (!mediaType || !bodyMediaTypes.includes(mediaType)) {
+          throw new ApiProblem(415, `Content-Type must be ${bodyMediaTypes.join(' or ')}`);
+        }
+      },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const result = await handler({
+          request,
+          reply,
+          operation,
+          services,
+          auth: request.auth,
+          client: request.apiClient,
+          callback: request.callback,
+          params: request.params as never,
+          query: request.query as never,
+          body: request.body as never,
+        });
+        const status = result.status ?? operation.successStatus;
+        const documented = operation.responses[String(status)];
+        if (!documented)
+          throw new Error(`${operation.operationId} answered ${status}, which the spec does not document`);
+        for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+        reply.code(status);
+        const content = documented.content as Record<string, unknown> | undefined;
+        if (!content || result.body === undefined) return reply.send();
+        const mediaType = Object.keys(content)[0]!;
+        if (mediaType === 'application/json') {
+          return reply.type('application/json; charset=utf-8').send(result.body);
+        }
+        return reply
+          .type(mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType)
+          .send(String(result.body));
+      },
+    });
+  }
+
+  // A known path with a method it does not support: 405 with Allow (RFC 9110 §15.5.6).
+  for (const [url, methods] of methodsByUrl) {
+    const unsupported = ALL_METHODS.filter((m) => !methods.has(m));
+    if (unsupported.length === 0) continue;
+    const allow = [...methods].sort().join(', ');
+    app.route({
+      method: unsupported as unknown as 'GET',
+      url,
+      handler: async () => {
+        throw new ApiProblem(405, `Method not allowed; this path supports ${allow}`, { headers: { allow } });
+      },
+    });
+  }
+}

@@ -1,0 +1,151 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/* The real binary (dist/cli.js) in child processes: first-start credentials, clients commands, SIGTERM. */
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist', 'cli.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return execFileSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    stdio: 'pipe',
+  });
+}
+
+function waitFor(child: ChildProcess, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for ${pattern}; output: ${seen}`)),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        resolve(seen);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+  });
+}
+
+describe('platform-server CLI', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    // The binary is what users run: build it when the test runs before `build`.
+    if (!existsSync(cli))
+      execFileSync(join(root, 'node_modules', '.bin', 'tsup'), { cwd: root, stdio: 'ignore' });
+    dataDir = mkdtempSync(join(tmpdir(), 'platform-cli-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints the development credentials once, serves with them, and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const args = [
+      'serve',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+    ];
+    const first = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = await waitFor(first, /PLATFORM_DEV_CREDENTIALS .*\n/);
+    const credentials = JSON.parse(/PLATFORM_DEV_CREDENTIALS (.*)\n/.exec(output)![1]!);
+    expect(credentials).toMatchObject({ instance: 'dev', scopes: ['user', 'data', 'chat'] });
+    expect(output).toContain(`client secret: ${credentials.clientSecret}`);
+
+    let token: Response | undefined;
+    for (let i = 0; i < 50 && !token; i++) {
+      token = await fetch(`http://127.0.0.1:${port}/oauth/token?grant_type=client_credentials`, {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+        },
+      }).catch(async () => {
+        await new Promise((r) => setTimeout(r, 100));
+        return undefined;
+      });
+    }
+    expect(token?.status).toBe(200);
+    const exit = new Promise<number | null>((resolve) => first.on('exit', (code) => resolve(code)));
+    first.kill('SIGTERM');
+    expect(await exit).toBe(0);
+
+    // Second start on the same data: no credentials printed again.
+    const second = spawn(process.execPath, [cli, ...args.slice(0, -2), '--log-level', 'info'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = await waitFor(second, /platform server started/);
+    expect(log).not.toContain('PLATFORM_DEV_CREDENTIALS');
+    const secondExit = new Promise<number | null>((resolve) => second.on('exit', (code) => resolve(code)));
+    second.kill('SIGINT');
+    expect(await secondExit).toBe(0);
+  }, 60_000);
+
+  it('creates, lists and deletes clients', () => {
+    const created = JSON.parse(
+      run([
+        'clients',
+        'create',
+        '--instance',
+        'acme',
+        '--scopes',
+        'user,data',
+        '--name',
+        'CI',
+        '--json',
+        '--data-dir',
+        dataDir,
+      ]),
+    );
+    expect(Object.keys(created).sort()).toEqual(['clientId', 'clientSecret']);
+    const list = JSON.parse(run(['clients', 'list', '--json', '--data-dir', dataDir]));
+    expect(list.find((c: { clientId: string }) => c.clientId === created.clientId)).toMatchObject({
+      instance: 'acme',
+      scopes: ['user', 'data'],
+      name: 'CI',
+    });
+    expect(JSON.stringify(list)).not.toContain(created.clientSecret);
+    expect(run(['clients', 'delete', created.clientId, '--data-dir', dataDir])).toContain('deleted');
+    expect(() => run(['clients', 'delete', created.clientId, '--data-dir', dataDir])).toThrow();
+  });
+
+  it('refuses bad input with a clear message and exit code 2', () => {
+    for (const args of [
+      ['clients', 'create', '--instance', 'acme', '--scopes', 'root'],
+      ['clients', 'create', '--scopes', 'user'],
+      ['serve', '--port', 'eighty', '--data-dir', dataDir],
+      ['frobnicate'],
+    ]) {
+      try {
+        run(args);
+        expect.unreachable(args.join(' '));
+      } catch (error) {
+        const e = error as { status: number; stderr: string };
+        expect(e.status, args.join(' ')).toBe(2);
+        expect(e.stderr.length).toBeGreaterThan(0);
+      }
+    }
+  });
+});

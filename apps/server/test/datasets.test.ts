@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDialects } from './helpers/databases.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+const dialects = await testDialects();
+
+describe.each(dialects)('datasets on %s', (dialect) => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+    token = await server.token(['data']);
+  });
+  afterAll(async () => server?.close());
+
+  const schema = {
+    columns: [
+      { type: 'STRING', name: 'Region' },
+      { type: 'LONG', name: 'Units' },
+      { type: 'DECIMAL', name: 'Revenue' },
+      { type: 'DATE', name: 'Day' },
+    ],
+  };
+
+  it('creates (201 + Location), reads, updates and deletes a dataset', async () => {
+    const created = await server.call('POST', '/v1/datasets', { token, json: { name: 'Sales', schema } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`/v1/datasets/${created.body.id}`);
+    expect(created.body).toMatchObject({
+      name: 'Sales',
+      rows: 0,
+      columns: 4,
+      schema,
+      owner: { id: server.client.userId },
+    });
+    const id = created.body.id;
+    const read = await server.call('GET', `/v1/datasets/${id}`, { token });
+    expect(read.body).toMatchObject({ id, name: 'Sales', pdpEnabled: false });
+    const updated = await server.call('PUT', `/v1/datasets/${id}`, { token, json: { name: 'Sales 2026' } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ name: 'Sales 2026', columns: 4 });
+    expect((await server.call('DELETE', `/v1/datasets/${id}`, { token })).status).toBe(204);
+    expect((await server.call('GET', `/v1/datasets/${id}`, { token })).body).toEqual({
+      id,
+      name: 'Sales 2026',
+      deleted: true,
+    });
+    expect((await server.call('DELETE', `/v1/datasets/${id}`, { token })).status).toBe(404);
+    expect(
+      (await server.call('GET', '/v1/datasets/2f7fb1a5-6b3c-4a0e-9a4e-1c2d3e4f5a6b', { token })).status,
+    ).toBe(404);
+    expect((await server.call('GET', '/v1/datasets/not-a-uuid', { token })).status).toBe(400);
+  });
+
+  it("answers another instance's datasets like missing ones", async () => {
+    const id = (await server.call('POST', '/v1/datasets', { token, json: { name: 'Private', schema } })).body
+      .id;
+    const other = await server.newClient('globex', ['data']);
+    const otherToken = await server.token(['data'], other);
+    for (const [method, path] of [
+      ['GET', `/v1/datasets/${id}`],
+      ['DELETE', `/v1/datasets/${id}`],
+      ['GET', `/v1/datasets/${id}/data`],
+    ] as const) {
+      expect((await server.call(method, path, { token: otherToken })).status, `${method} ${path}`).toBe(404);
+    }
+    expect(
+      (await server.call('PUT', `/v1/datasets/${id}/data`, { token: otherToken, csv: 'a,1,1,2026-01-01\n' }))
+        .status,
+    ).toBe(404);
+    expect((await server.call('GET', '/v1/datasets', { token: otherToken })).body).toEqual([]);
+    expect((await server.call('DELETE', `/v1/datasets/${id}`, { token })).status).toBe(204);
+  });
+
+  it('rejects invalid datasets', async () => {
+    expect((await server.call('POST', '/v1/datasets', { token, json: { name: 'X' } })).status).toBe(400);
+    const badType = await server.call('POST', '/v1/datasets', {
+      token,
+      json: { name: 'X', schema: { columns: [{ type: 'INTEGER', name: 'a' }] } },
+    });
+    expect(badType.status).toBe(400);
+    expect(
+      (await server.call('POST', '/v1/datasets', { token, json: { name: 'X', schema: { columns: [] } } }))
+        .status,
+    ).toBe(400);
+  });
+
+  it('imports CSV (204) and exports it with and without header', async () => {
+    const id = (await server.call('POST', '/v1/datasets', { token, json: { name: 'Data', schema } })).body.id;
+    const csv = 'Region,Units,Revenue,Day\r\n"North, upper",12,100.50,2026-01-01\nSouth,3,7,2026-01-02\n';
+    const put = await server.call('PUT', `/v1/datasets/${id}/data`, { token, csv });
+    expect(put.status).toBe(204);
+    const plain = await server.call('GET', `/v1/datasets/${id}/data`, {
+      token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(plain.text).toBe('"North, upper",12,100.50,2026-01-01\nSouth,3,7,2026-01-02\n');
+    const withHeader = await server.call('GET', `/v1/datasets/${id}/data?includeHeader=True`, { token });
+    expect(withHeader.text.split('\n')[0]).toBe('Region,Units,Revenue,Day');
+    expect((await server.call('GET', `/v1/datasets/${id}`, { token })).body.rows).toBe(2);
+  });
+
+  it('rejects CSV that does not match the schema, and non-CSV bodies', async () => {
+    const id = (await server.call('POST', '/v1/datasets', { token, json: { name: 'Strict', schema } })).body
+      .id;
+    const wrongCount = await server.call('PUT', `/v1/datasets/${id}/data`, { token, csv: 'a,1\n' });
+    expect(wrongCount.status).toBe(400);
+    expect(wrongCount.body.details[0].field).toBe('body.row 1');
+    const wrongType = await server.call('PUT', `/v1/datasets/${id}/data`, {
+      token,
+      csv: 'x,notanumber,1,2026-01-01\n',
+    });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.details[0].field).toBe('body.row 1.Units');
+    const unclosed = await server.call('PUT', `/v1/datasets/${id}/data`, {
+      token,
+      csv: '"x,1,1,2026-01-01\n',
+    });
+    expect(unclosed.status).toBe(400);
+    const json = await server.call('PUT', `/v1/datasets/${id}/data`, { token, json: { rows: [] } });
+    expect(json.status).toBe(415);
+  });
+
+  it('lists with limit (max 50), offset, sort and nameLike', async () => {
+    for (const name of ['Alpha', 'beta', 'Gamma_1']) {
+      await server.call('POST', '/v1/datasets', { token, json: { name, schema } });
+      server.clock.advance(1000);
+    }
+    const byName = await server.call('GET', '/v1/datasets?sort=name&nameLike=', { token });
+    expect(byName.status).toBe(200);
+    const names = byName.body.map((d: { name: string }) => d.name);
+    expect(names).toEqual(['Alpha', 'beta', 'Data', 'Gamma_1', 'Strict']);
+    const like = await server.call('GET', '/v1/datasets?nameLike=BET', { token });
+    expect(like.body.map((d: { name: string }) => d.name)).toEqual(['beta']);
+    const underscore = await server.call('GET', '/v1/datasets?nameLike=a_1', { token });
+    expect(underscore.body.map((d: { name: string }) => d.name)).toEqual(['Gamma_1']);
+    const newest = await server.call('GET', '/v1/datasets?sort=createdAt&limit=1', { token });
+    expect(newest.body[0].name).toBe('Gamma_1');
+    expect((await server.call('GET', '/v1/datasets?offset=999', { token })).body).toEqual([]);
+    expect((await server.call('GET', '/v1/datasets?limit=51', { token })).status).toBe(400);
+    expect((await server.call('GET', '/v1/datasets?sort=random', { token })).status).toBe(400);
+  });
+});

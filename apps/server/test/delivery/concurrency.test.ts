@@ -1,0 +1,99 @@
+// Several dispatchers (as several server instances would run them, each with its own connection pool)
+// share one outbox: every row is delivered, and no attempt is sent twice. On PostgreSQL this is the
+// FOR UPDATE SKIP LOCKED claim; on SQLite the single-statement UPDATE … RETURNING claim.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { startDispatcher } from '../../src/delivery/dispatcher.js';
+import {
+  type DialectName,
+  enqueue,
+  makeCertificate,
+  openTestDatabase,
+  quietLogger,
+  type Receiver,
+  removeCertificate,
+  seedSubscription,
+  startReceiver,
+  type TestCertificate,
+  type TestDatabase,
+  testConfig,
+  testDialects,
+  waitFor,
+} from './support.js';
+
+const dialects: DialectName[] = await testDialects();
+
+const ROWS = 150;
+const DISPATCHERS = 3;
+
+describe.each(dialects)('several dispatchers on one %s outbox', (dialect) => {
+  let certificate: TestCertificate;
+  let receiver: Receiver;
+  let database: TestDatabase;
+  const extraHandles: DatabaseHandle[] = [];
+
+  beforeAll(async () => {
+    certificate = makeCertificate();
+    receiver = await startReceiver(certificate);
+    database = await openTestDatabase(dialect);
+  });
+
+  afterAll(async () => {
+    await Promise.all(extraHandles.map((h) => h.close()));
+    await receiver?.close();
+    await database?.dispose();
+    if (certificate) removeCertificate(certificate);
+  });
+
+  it(`deliver ${ROWS} events exactly once between ${DISPATCHERS} instances`, async () => {
+    const target = await seedSubscription(database, { url: receiver.url() });
+    const ids = new Set<string>();
+    for (let i = 0; i < ROWS; i++) ids.add(await enqueue(database, target));
+    receiver.respond = () => ({ status: 204, delayMs: 5 });
+
+    const dispatchers = [];
+    for (let i = 0; i < DISPATCHERS; i++) {
+      const handle = i === 0 ? database : await database.reopen();
+      if (handle !== database) extraHandles.push(handle);
+      dispatchers.push(
+        startDispatcher({
+          db: handle.db,
+          dialect: handle.dialect,
+          // Small batches and a tight poll make the claims race as hard as possible.
+          config: testConfig(certificate, { batchSize: 4, pollIntervalMs: 1 }),
+          logger: quietLogger,
+          clock: systemClock,
+          workerId: `instance-${i}`,
+        }),
+      );
+    }
+    await waitFor(
+      async () => {
+        const { count } = await database.db
+          .selectFrom('event_deliveries')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('status', '=', 'delivered')
+          .executeTakeFirstOrThrow();
+        return Number(count) === ROWS;
+      },
+      15_000,
+      'all rows delivered',
+    );
+    await Promise.all(dispatchers.map((d) => d.stop()));
+
+    const perId = new Map<string, number>();
+    for (const request of receiver.requests) {
+      const id = String(request.headers['webhook-id']);
+      perId.set(id, (perId.get(id) ?? 0) + 1);
+    }
+    expect(new Set(perId.keys())).toEqual(ids);
+    expect([...perId.entries()].filter(([, n]) => n > 1)).toEqual([]);
+    expect(receiver.requests).toHaveLength(ROWS);
+
+    const rows = await database.db.selectFrom('event_deliveries').select(['attempts', 'locked_by']).execute();
+    expect(rows.every((row) => Number(row.attempts) === 1)).toBe(true);
+    // The work really was shared.
+    expect(new Set(rows.map((row) => row.locked_by)).size).toBeGreaterThan(1);
+  });
+});

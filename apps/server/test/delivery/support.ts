@@ -1,0 +1,286 @@
+// Shared fixtures of the delivery tests: a throw-away certificate made with the openssl CLI, a real
+// local HTTPS receiver, a database per test file (core's helpers: a temp SQLite file or a fresh
+// PostgreSQL schema), and helpers to seed integrations, subscriptions and outbox rows.
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig, type ServerConfig } from '../../src/config.js';
+import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
+import { freshDatabase } from '../helpers/databases.js';
+
+export const quietLogger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
+
+export interface TestCertificate {
+  dir: string;
+  keyFile: string;
+  certFile: string;
+  key: string;
+  cert: string;
+}
+
+/** A self-signed certificate for localhost, 127.0.0.1 and ::1, valid for a day. */
+export function makeCertificate(): TestCertificate {
+  const dir = mkdtempSync(join(tmpdir(), 'delivery-cert-'));
+  const keyFile = join(dir, 'key.pem');
+  const certFile = join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
+    ],
+    { stdio: 'ignore' },
+  );
+  return { dir, keyFile, certFile, key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  at: number;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Never answer (the client's timeout must fire). */
+  hang?: boolean;
+}
+
+export interface Receiver {
+  port: number;
+  /** https://localhost:<port><path> */
+  url(path?: string): string;
+  requests: ReceivedRequest[];
+  /** Decides the reply per request; default 204. */
+  respond: (request: ReceivedRequest) => Reply;
+  close(): Promise<void>;
+}
+
+/** A real HTTPS server on 127.0.0.1 that records every request. */
+export async function startReceiver(certificate: TestCertificate): Promise<Receiver> {
+  const hanging = new Set<import('node:http').ServerResponse>();
+  const receiver: Receiver = {
+    port: 0,
+    url: (path = '/hook') => `https://localhost:${receiver.port}${path}`,
+    requests: [],
+    respond: () => ({ status: 204 }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const response of hanging) response.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  const server = https.createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      receiver.requests.push(request);
+      const reply = receiver.respond(request);
+      if (reply.hang) {
+        hanging.add(res);
+        return;
+      }
+      const send = () => {
+        res.writeHead(reply.status, reply.headers);
+        res.end();
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.port = (server.address() as AddressInfo).port;
+  return receiver;
+}
+
+export type { Dialect as DialectName } from '../../src/db/database.js';
+
+/** SQLite always; PostgreSQL when it answers (loud SKIPPED line otherwise, a failure under CI=true). */
+export { testDialects } from '../helpers/databases.js';
+
+export interface TestDatabase extends DatabaseHandle {
+  /** Another connection pool to the same database (a second server instance). */
+  reopen(): Promise<DatabaseHandle>;
+  dispose(): Promise<void>;
+}
+
+/** A fresh database (core's test helper: a temp SQLite file or a new PostgreSQL schema), reopenable. */
+export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  const fresh = await freshDatabase(dialect);
+  return {
+    ...fresh.database,
+    reopen: () =>
+      createDatabase({
+        dataDir: fresh.dataDir,
+        databaseUrl: fresh.databaseUrl,
+        databaseSchema: fresh.databaseSchema,
+      }),
+    dispose: () => fresh.cleanup(),
+  };
+}
+
+/** The server's real configuration (defaults) with delivery settings suited to fast tests. */
+export function testConfig(
+  certificate: TestCertificate,
+  delivery: Partial<ServerConfig['delivery']> = {},
+): ServerConfig {
+  const base = loadConfig(new Map(), {});
+  return {
+    ...base,
+    delivery: {
+      ...base.delivery,
+      timeoutMs: 2000,
+      retryScheduleMs: [50, 50, 50],
+      pollIntervalMs: 25,
+      batchSize: 10,
+      leaseMs: 5000,
+      allowList: ['127.0.0.1/32', '::1'],
+      caCertificates: certificate.cert,
+      ...delivery,
+    },
+  };
+}
+
+export interface SeededSubscription {
+  integrationId: string;
+  subscriptionId: string;
+  url: string;
+}
+
+/** An integration and one subscription, as core's handlers store them (minimal columns). */
+export async function seedSubscription(
+  handle: DatabaseHandle,
+  options: { url: string; signingSecret?: string | null; headers?: { name: string; value: string }[] },
+): Promise<SeededSubscription> {
+  const now = Date.now();
+  const integrationId = randomUUID();
+  const subscriptionId = randomUUID();
+  await handle.db
+    .insertInto('integrations')
+    .values({
+      id: integrationId,
+      instance_id: 1,
+      owner_id: 1,
+      name: 'Delivery test',
+      description: null,
+      scope: 'PUBLIC_CHANNELS',
+      channel_ids: null,
+      headers: JSON.stringify(options.headers ?? []),
+      signing_secret: options.signingSecret ?? null,
+      created_at: now,
+    })
+    .execute();
+  await handle.db
+    .insertInto('subscriptions')
+    .values({
+      id: subscriptionId,
+      instance_id: 1,
+      integration_id: integrationId,
+      event_type: 'MESSAGE_POSTED',
+      url: options.url,
+      slash_command: null,
+      disabled_at: null,
+      created_at: now,
+    })
+    .execute();
+  return { integrationId, subscriptionId, url: options.url };
+}
+
+/** A MESSAGE_POSTED payload shaped like core's (the payload bytes are what gets signed and sent). */
+export function samplePayload(text = 'hello'): string {
+  return JSON.stringify({
+    event: { type: 'MESSAGE_POSTED' },
+    owner: { id: 1, displayName: 'Admin', email: 'admin@example.com' },
+    organization: { domain: 'dev.example.com' },
+    channel: { id: 'c1', parentId: '', title: 'general' },
+    callback: {
+      url: 'http://localhost:3000/v1/chat/bots/message/c1',
+      headers: { 'x-chat-bot-token': 'a'.repeat(64) },
+    },
+    author: { id: 1, displayName: 'Admin', email: 'admin@example.com' },
+    message: { text },
+  });
+}
+
+/** Writes one outbox row for the subscription, due now; returns its id (the webhook-id). */
+export async function enqueue(
+  handle: DatabaseHandle,
+  target: SeededSubscription,
+  options: { payload?: string; headers?: { name: string; value: string }[]; url?: string } = {},
+): Promise<string> {
+  const id = randomUUID();
+  const now = Date.now();
+  await handle.db
+    .insertInto('event_deliveries')
+    .values({
+      id,
+      instance_id: 1,
+      integration_id: target.integrationId,
+      subscription_id: target.subscriptionId,
+      event_type: 'MESSAGE_POSTED',
+      url: options.url ?? target.url,
+      payload: options.payload ?? samplePayload(),
+      headers: JSON.stringify(options.headers ?? []),
+      status: 'pending',
+      next_attempt_at: now,
+      created_at: now,
+    })
+    .execute();
+  return id;
+}
+
+export async function deliveryRow(handle: DatabaseHandle, id: string) {
+  return handle.db.selectFrom('event_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function removeCertificate(certificate: TestCertificate): void {
+  rmSync(certificate.dir, { recursive: true, force: true });
+}

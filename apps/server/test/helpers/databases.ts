@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
+
+/*
+ * The dialects a test file runs on: SQLite always; PostgreSQL at PLATFORM_TEST_DATABASE_URL when it answers.
+ * When it does not, the PostgreSQL runs are skipped LOUDLY — except under CI=true, where they must run.
+ */
+
+export const TEST_DATABASE_URL =
+  process.env.PLATFORM_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (error) {
+    return `${TEST_DATABASE_URL} is unreachable (${(error as Error).message})`;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+let cached: Promise<Dialect[]> | undefined;
+
+export function testDialects(): Promise<Dialect[]> {
+  cached ??= (async () => {
+    const problem = await postgresProblem();
+    if (!problem) return ['sqlite', 'postgres'];
+    if (process.env.CI === 'true') throw new Error(`PostgreSQL is required under CI=true: ${problem}`);
+    console.warn(`\n${'!'.repeat(78)}\nSKIPPED: PostgreSQL tests — ${problem}\n${'!'.repeat(78)}\n`);
+    return ['sqlite'];
+  })();
+  return cached;
+}
+
+/** A fresh database: a new SQLite file in a temp dir, or a new PostgreSQL schema. Removed by cleanup(). */
+export async function freshDatabase(dialect: Dialect): Promise<{
+  database: DatabaseHandle;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databaseSchema: string | undefined;
+  cleanup(): Promise<void>;
+}> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-server-test-'));
+  if (dialect === 'sqlite') {
+    const database = await createDatabase({ dataDir, databaseUrl: undefined });
+    return {
+      database,
+      dataDir,
+      databaseUrl: undefined,
+      databaseSchema: undefined,
+      cleanup: async () => {
+        await database.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const database = await createDatabase({ dataDir, databaseUrl: TEST_DATABASE_URL, databaseSchema: schema });
+  return {
+    database,
+    dataDir,
+    databaseUrl: TEST_DATABASE_URL,
+    databaseSchema: schema,
+    cleanup: async () => {
+      await database.close();
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

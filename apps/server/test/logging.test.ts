@@ -1,0 +1,64 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/app.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+describe('logs (sqlite)', () => {
+  let server: TestServer;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    server = await startTestServer('sqlite', {}, { logger: createLogger('trace', sink) });
+  });
+  afterAll(async () => server?.close());
+
+  it('carry the trace id of every request and never a secret', async () => {
+    const token = await server.token();
+    const res = await server.call('GET', '/v1/users/424242', { token });
+    expect(res.status).toBe(404);
+    await server.call('POST', '/v1/chat/bots/message/x', {
+      headers: { 'x-chat-bot-token': 'a'.repeat(64) },
+      json: { content: { text: 'hi' } },
+    });
+    const log = lines.join('');
+    expect(log).toContain(res.body.toe);
+    for (const secret of [
+      token,
+      server.client.clientSecret,
+      Buffer.from(`${server.client.clientId}:${server.client.clientSecret}`).toString('base64'),
+      'a'.repeat(64),
+    ]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+
+  it('redacts credentials even when a request object with headers is logged', () => {
+    const captured: string[] = [];
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _e, done) {
+          captured.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer s3cret', 'x-chat-bot-token': 'b'.repeat(64) } },
+        client: { clientSecret: 'hunter2' },
+      },
+      'x',
+    );
+    const text = captured.join('');
+    expect(text).not.toContain('s3cret');
+    expect(text).not.toContain('b'.repeat(64));
+    expect(text).not.toContain('hunter2');
+    expect(text).toContain('[redacted]');
+  });
+});
