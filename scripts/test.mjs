@@ -44,7 +44,7 @@ if (process.env.WORDPRESS_URL) {
 log('Lint, typecheck and test every package (turbo)');
 let failed = false;
 try {
-  pnpm(['exec', 'turbo', 'run', 'lint', 'typecheck', 'test', '--output-logs=new-only'], {
+  pnpm(['exec', 'turbo', 'run', 'lint', 'typecheck', 'test', '--output-logs=new-only', '--continue'], {
     env: { ...turboEnv, ...wordpressEnv },
   });
 } catch (error) {
