@@ -109,7 +109,18 @@ async function measure({ request }) {
 await measure({ request: scenarios[0].request });
 const results = [];
 for (const scenario of scenarios) results.push({ ...scenario, ...(await measure(scenario)) });
-server.kill('SIGTERM');
+await new Promise((resolve) => {
+  server.once('exit', resolve);
+  server.kill('SIGTERM');
+});
+if (env.PLATFORM_DATABASE_SCHEMA) {
+  // Leave the database as we found it.
+  const { default: pg } = await import('pg');
+  const connection = new pg.Client({ connectionString: env.DATABASE_URL });
+  await connection.connect();
+  await connection.query(`DROP SCHEMA IF EXISTS "${env.PLATFORM_DATABASE_SCHEMA}" CASCADE`);
+  await connection.end();
+}
 
 const baseline = results[0].rps;
 console.log(`\nReference server throughput — ${database}, ${concurrency} concurrent connections, ${seconds} s per scenario, Node ${process.version}\n`);
