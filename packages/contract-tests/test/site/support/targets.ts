@@ -1,11 +1,10 @@
 // The servers the site contract suite runs against: the Prism mock of the site spec (answers the
 // spec's own examples; `Prefer: code=N` picks the documented response) and the real WordPress.
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { deflateSync } from 'node:zlib';
 import { startMock } from '@platform-api/mock';
-import type { Credentials } from '../../../src/index.js';
+import { type Credentials, freePort } from '../../../src/index.js';
 import type { WordPressSite } from './wordpress.js';
 
 export interface SiteTarget {
@@ -22,18 +21,6 @@ export interface SiteTarget {
   close(): Promise<void>;
   /** The end of the server's own log, for failures that are not HTTP answers (a crashed mock). */
   logTail(): string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPrismTarget(): Promise<SiteTarget> {
