@@ -1,0 +1,6 @@
+import { defineConfig } from 'vitest/config';
+
+// Used only by bin/platform-contract-tests.mjs: the suite against a target given on the command line.
+export default defineConfig({
+  test: { include: ['target/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+});
