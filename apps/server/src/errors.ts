@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isUniqueViolation } from './db/database.js';
 
 /*
  * THE error model. Two body shapes, both from the spec: ApiError (general) and OAuthError (token endpoint and
@@ -192,6 +193,10 @@ export function handleError(
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return sendApiError(reply, status, STATUS_CODES[status] ?? 'Bad request');
+  }
+  if (isUniqueViolation(error)) {
+    // A concurrent request won the race past the handler's own check (users' e-mail, group names).
+    return sendApiError(reply, 409, 'A resource with the same unique value was created concurrently.');
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendApiError(reply, 500, 'Internal server error');

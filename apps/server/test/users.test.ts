@@ -93,6 +93,14 @@ describe.each(dialects)('users on %s', (dialect) => {
     expect(res.status).toBe(409);
   });
 
+  it('lets exactly one of several concurrent creates with one e-mail win; the others get 409', async () => {
+    const json = { name: 'Race', email: `race.${dialect}@example.com`, role: 'Participant' };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => server.call('POST', '/v1/users', { token, json })),
+    );
+    expect(results.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+  });
+
   it('updates only the given fields: 200 without a body', async () => {
     const created = await server.call('POST', '/v1/users', {
       token,

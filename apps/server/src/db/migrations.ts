@@ -259,6 +259,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0002_unique_live_names': {
+      // The handlers check these in code for a clear message; the indexes close the race between two
+      // concurrent requests (the loser gets the same 409, see isUniqueViolation). Deleted rows keep
+      // their values without blocking reuse.
+      async up(db: AnyDb) {
+        await sql`CREATE UNIQUE INDEX users_live_email_unique ON users (instance_id, lower(email)) WHERE deleted_at IS NULL`.execute(
+          db,
+        );
+        await sql`CREATE UNIQUE INDEX groups_live_name_unique ON groups (instance_id, lower(name)) WHERE deleted_at IS NULL`.execute(
+          db,
+        );
+      },
+    },
   };
 }
 

@@ -48,7 +48,7 @@ export const locationOf = (path: string): Record<string, string> => ({ location:
 export const notFoundProblem = (what: string, id: string | number) =>
   new ApiProblem(404, `No ${what} with id ${id}.`);
 
-/** Unique-constraint style conflicts are checked in code so both dialects answer the same 409. */
+/** Conflicts checked in code (clear message); unique indexes back them up against races (see errors.ts). */
 export const conflict = (message: string) => new ApiProblem(409, message);
 
 /** A live user of the instance, or undefined. */
