@@ -1,24 +1,9 @@
 // The launcher: Prism comes up on the bundled spec, answers from its examples, rejects invalid
 // requests with 4xx, and stops cleanly (the port is free again). The full contract suite against
 // the mocks lives in @platform-api/contract-tests.
-import { createServer } from 'node:net';
+import { freePort, portIsFree } from '@platform-api/test-support';
 import { describe, expect, it } from 'vitest';
 import { startMock } from '../src/index.js';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-
-const portIsFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = createServer()
-      .once('error', () => resolve(false))
-      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 
 describe.each(['platform', 'site'] as const)('%s mock', (api) => {
   it('starts, serves the spec and stops', async () => {

@@ -1,24 +1,15 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /* The real binary (dist/cli.js) in child processes: first-start credentials, clients commands, SIGTERM. */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function run(args: string[], env: Record<string, string> = {}) {
   return execFileSync(process.execPath, [cli, ...args], {

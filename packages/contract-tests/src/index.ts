@@ -1,3 +1,4 @@
+export { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 export {
   type Check,
   HTTP_METHODS,
@@ -38,9 +39,7 @@ export {
   namedObjectExample,
 } from './examples.js';
 export { examplesPhase, ignoredAuthPhase, negativeDataPhase, type PhaseOptions } from './phases.js';
-export { freePort } from './ports.js';
 export { type BundleName, loadBundle } from './spec.js';
-export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
 export {
   type ReceivedWebhook,
   startWebhookReceiver,

@@ -1,6 +1,8 @@
 // Several dispatchers (as several server instances would run them, each with its own connection pool)
 // share one outbox: every row is delivered, and no attempt is sent twice. On PostgreSQL this is the
 // FOR UPDATE SKIP LOCKED claim; on SQLite the single-statement UPDATE … RETURNING claim.
+
+import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
@@ -8,14 +10,12 @@ import { startDispatcher } from '../../src/delivery/dispatcher.js';
 import {
   type DialectName,
   enqueue,
-  makeCertificate,
   openTestDatabase,
   quietLogger,
   type Receiver,
   removeCertificate,
   seedSubscription,
   startReceiver,
-  type TestCertificate,
   type TestDatabase,
   testConfig,
   testDialects,
@@ -28,13 +28,13 @@ const ROWS = 150;
 const DISPATCHERS = 3;
 
 describe.each(dialects)('several dispatchers on one %s outbox', (dialect) => {
-  let certificate: TestCertificate;
+  let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let database: TestDatabase;
   const extraHandles: DatabaseHandle[] = [];
 
   beforeAll(async () => {
-    certificate = makeCertificate();
+    certificate = selfSignedCertificate();
     receiver = await startReceiver(certificate);
     database = await openTestDatabase(dialect);
   });

@@ -3,37 +3,24 @@
 // arrives (counted as distinct webhook-ids at the receiver). Also: SIGTERM lets in-flight deliveries finish.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import {
   enqueue,
-  makeCertificate,
   type Receiver,
   removeCertificate,
   type SeededSubscription,
   seedSubscription,
   startReceiver,
-  type TestCertificate,
   waitFor,
 } from './support.js';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(packageDir, 'dist', 'cli.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface ServerProcess {
   child: ChildProcess;
@@ -42,7 +29,7 @@ interface ServerProcess {
 }
 
 describe('delivery across a kill -9 of the real server', () => {
-  let certificate: TestCertificate;
+  let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let dataDir: string;
   let port: number;
@@ -104,7 +91,7 @@ describe('delivery across a kill -9 of the real server', () => {
         stdio: 'ignore',
       });
     }
-    certificate = makeCertificate();
+    certificate = selfSignedCertificate();
     receiver = await startReceiver(certificate);
     dataDir = mkdtempSync(join(tmpdir(), 'delivery-crash-'));
     port = await freePort();

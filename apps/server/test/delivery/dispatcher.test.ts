@@ -1,4 +1,6 @@
 // The dispatcher against a real HTTPS receiver, on SQLite and on PostgreSQL (a fresh schema per run).
+
+import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -8,7 +10,6 @@ import {
   type DialectName,
   deliveryRow,
   enqueue,
-  makeCertificate,
   openTestDatabase,
   quietLogger,
   type Receiver,
@@ -16,7 +17,6 @@ import {
   samplePayload,
   seedSubscription,
   startReceiver,
-  type TestCertificate,
   type TestDatabase,
   testConfig,
   testDialects,
@@ -29,7 +29,7 @@ const dialects: DialectName[] = await testDialects();
 const SIGNING_SECRET = `whsec_${Buffer.from('0123456789abcdefghijklmn').toString('base64')}`;
 
 describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
-  let certificate: TestCertificate;
+  let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let database: TestDatabase;
   const running: Dispatcher[] = [];
@@ -48,7 +48,7 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
   };
 
   beforeAll(async () => {
-    certificate = makeCertificate();
+    certificate = selfSignedCertificate();
     receiver = await startReceiver(certificate);
     database = await openTestDatabase(dialect);
   });

@@ -2,6 +2,8 @@
 // the dispatcher delivers it over HTTPS, the payload matches the spec's webhook schema, the signature
 // verifies with the secret from the create response, and the callback in the payload posts back.
 // Also the SSRF check at subscription time and the 410 → disabled subscription → no new events rule.
+
+import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
@@ -11,12 +13,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { schemaProblems } from '../helpers/spec-validator.js';
 import {
   type DialectName,
-  makeCertificate,
   quietLogger,
   type Receiver,
   removeCertificate,
   startReceiver,
-  type TestCertificate,
   testConfig,
   testDialects,
 } from './support.js';
@@ -24,7 +24,7 @@ import {
 const dialects: DialectName[] = await testDialects();
 
 describe.each(dialects)('a chat event delivered end to end on %s', (dialect) => {
-  let certificate: TestCertificate;
+  let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let server: TestServer;
   let dispatcher: Dispatcher;
@@ -34,7 +34,7 @@ describe.each(dialects)('a chat event delivered end to end on %s', (dialect) => 
   let subscriptionId: string;
 
   beforeAll(async () => {
-    certificate = makeCertificate();
+    certificate = selfSignedCertificate();
     receiver = await startReceiver(certificate);
     const { delivery } = testConfig(certificate);
     // The real SSRF check with the test allow-list (127.0.0.1/32, ::1), not the helper's accept-all.

@@ -1,58 +1,19 @@
 // Shared fixtures of the delivery tests: a throw-away certificate made with the openssl CLI, a real
 // local HTTPS receiver, a database per test file (core's helpers: a temp SQLite file or a fresh
 // PostgreSQL schema), and helpers to seed integrations, subscriptions and outbox rows.
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SelfSignedCertificate } from '@platform-api/test-support';
 import pino from 'pino';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
 import { freshDatabase } from '../helpers/databases.js';
 
 export const quietLogger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
-
-export interface TestCertificate {
-  dir: string;
-  keyFile: string;
-  certFile: string;
-  key: string;
-  cert: string;
-}
-
-/** A self-signed certificate for localhost, 127.0.0.1 and ::1, valid for a day. */
-export function makeCertificate(): TestCertificate {
-  const dir = mkdtempSync(join(tmpdir(), 'delivery-cert-'));
-  const keyFile = join(dir, 'key.pem');
-  const certFile = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
-    ],
-    { stdio: 'ignore' },
-  );
-  return { dir, keyFile, certFile, key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
-}
 
 export interface ReceivedRequest {
   method: string;
@@ -82,7 +43,7 @@ export interface Receiver {
 }
 
 /** A real HTTPS server on 127.0.0.1 that records every request. */
-export async function startReceiver(certificate: TestCertificate): Promise<Receiver> {
+export async function startReceiver(certificate: SelfSignedCertificate): Promise<Receiver> {
   const hanging = new Set<import('node:http').ServerResponse>();
   const receiver: Receiver = {
     port: 0,
@@ -154,7 +115,7 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
 
 /** The server's real configuration (defaults) with delivery settings suited to fast tests. */
 export function testConfig(
-  certificate: TestCertificate,
+  certificate: SelfSignedCertificate,
   delivery: Partial<ServerConfig['delivery']> = {},
 ): ServerConfig {
   const base = loadConfig(new Map(), {});
@@ -281,6 +242,6 @@ export async function waitFor<T>(
   }
 }
 
-export function removeCertificate(certificate: TestCertificate): void {
+export function removeCertificate(certificate: SelfSignedCertificate): void {
   rmSync(certificate.dir, { recursive: true, force: true });
 }

@@ -4,15 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface SelfSignedCertificate {
-  key: string;
-  cert: string;
+  /** The temp folder holding both files. */
+  dir: string;
+  keyFile: string;
   /** Path of the certificate PEM, for servers that read a CA file. */
   certFile: string;
+  key: string;
+  cert: string;
 }
 
-/** A throwaway self-signed certificate for 127.0.0.1 and localhost, made with the openssl CLI. */
+/** A throwaway self-signed certificate for localhost, 127.0.0.1 and ::1, made with the openssl CLI. */
 export function selfSignedCertificate(): SelfSignedCertificate {
-  const dir = mkdtempSync(join(tmpdir(), 'contract-tls-'));
+  const dir = mkdtempSync(join(tmpdir(), 'test-tls-'));
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
   execFileSync(
@@ -32,11 +35,11 @@ export function selfSignedCertificate(): SelfSignedCertificate {
       '-days',
       '2',
       '-subj',
-      '/CN=127.0.0.1',
+      '/CN=localhost',
       '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
     ],
     { stdio: 'ignore' },
   );
-  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
+  return { dir, keyFile, certFile, key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
 }

@@ -12,3 +12,12 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether nothing listens on the port (on 127.0.0.1). */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer()
+      .once('error', () => resolve(false))
+      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

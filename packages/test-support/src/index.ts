@@ -1,0 +1,2 @@
+export { freePort, portIsFree } from './ports.js';
+export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
