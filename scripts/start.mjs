@@ -14,7 +14,15 @@ const ports = {
 const services = [
   {
     name: 'server',
-    command: ['node', 'apps/server/dist/cli.js', 'serve', '--port', String(ports.server), '--data-dir', process.env.PLATFORM_DATA_DIR ?? 'data'],
+    command: [
+      'node',
+      'apps/server/dist/cli.js',
+      'serve',
+      '--port',
+      String(ports.server),
+      '--data-dir',
+      process.env.PLATFORM_DATA_DIR ?? 'data',
+    ],
     ready: `http://127.0.0.1:${ports.server}/readyz`,
     urls: [`Reference platform server: http://localhost:${ports.server}`],
   },
@@ -23,7 +31,10 @@ const services = [
     command: ['node', 'apps/mock/dist/cli.js'],
     env: { MOCK_PLATFORM_PORT: String(ports.platformMock), MOCK_SITE_PORT: String(ports.siteMock) },
     ready: `http://127.0.0.1:${ports.siteMock}/`,
-    urls: [`Platform API mock (Prism):  http://localhost:${ports.platformMock}`, `Site API mock (Prism):      http://localhost:${ports.siteMock}`],
+    urls: [
+      `Platform API mock (Prism):  http://localhost:${ports.platformMock}`,
+      `Site API mock (Prism):      http://localhost:${ports.siteMock}`,
+    ],
   },
   {
     name: 'docs',
@@ -36,14 +47,28 @@ const services = [
 
 installWorkspace();
 log('Building the specs, the client, the server, the mocks and the docs (turbo)');
-pnpm(['exec', 'turbo', 'run', 'build', '--output-logs=errors-only', ...services.map((s) => `--filter=@platform-api/${s.name}`)], {
-  env: turboEnv,
-});
+pnpm(
+  [
+    'exec',
+    'turbo',
+    'run',
+    'build',
+    '--output-logs=errors-only',
+    ...services.map((s) => `--filter=@platform-api/${s.name}`),
+  ],
+  {
+    env: turboEnv,
+  },
+);
 
 log('Starting');
 const children = services.map((service) => {
   const [command, ...args] = service.command;
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...service.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...service.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const prefix = `[${service.name}] `;
   for (const stream of [child.stdout, child.stderr]) {
     let partial = '';
@@ -67,9 +92,9 @@ function stop(code = 0) {
   stopping = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   setTimeout(() => process.exit(code), 3000).unref();
-  Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null))).then(() =>
-    process.exit(code),
-  );
+  Promise.all(
+    children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)),
+  ).then(() => process.exit(code));
 }
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
@@ -97,6 +122,8 @@ try {
 if (!stopping) {
   console.log('\n\x1b[1mRunning:\x1b[0m');
   for (const line of services.flatMap((service) => service.urls)) console.log(`  ${line}`);
-  console.log('\nThe development client\'s credentials are printed above by the server on its first start (see the README).');
+  console.log(
+    "\nThe development client's credentials are printed above by the server on its first start (see the README).",
+  );
   console.log('Press Ctrl-C to stop.\n');
 }

@@ -4,7 +4,7 @@
 //   when this machine lets us install them (root with apt-get); otherwise those suites print loudly
 //   that they were skipped and why (and fail under CI=true);
 // - then lint, typecheck and test of every package, and a one-line total.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { installWorkspace, isRoot, log, pnpm, root, run, turboEnv } from './lib/toolchain.mjs';
 
@@ -29,7 +29,6 @@ if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
   }
 }
 
-const wordpressEnv = {};
 if (process.env.WORDPRESS_URL) {
   log(`Using the WordPress at ${process.env.WORDPRESS_URL}`);
 } else if (isRoot && hasApt) {
@@ -41,11 +40,26 @@ if (process.env.WORDPRESS_URL) {
   );
 }
 
+/** The JSON reports the packages' vitest runs write (see vitest.shared.ts). */
+function vitestReports() {
+  const packageDirs = [
+    'spec',
+    'docs',
+    ...['packages', 'apps'].flatMap((group) => readdirSync(join(root, group)).map((dir) => join(group, dir))),
+  ];
+  return packageDirs
+    .map((dir) => join(root, dir, 'test-results', 'vitest.json'))
+    .filter((file) => existsSync(file));
+}
+
+// Reports of an earlier run must not be counted: turbo restores those of the tasks it takes from cache.
+for (const report of vitestReports()) rmSync(report);
+
 log('Lint, typecheck and test every package (turbo)');
 let failed = false;
 try {
   pnpm(['exec', 'turbo', 'run', 'lint', 'typecheck', 'test', '--output-logs=new-only', '--continue'], {
-    env: { ...turboEnv, ...wordpressEnv },
+    env: turboEnv,
   });
 } catch (error) {
   failed = true;
@@ -54,21 +68,13 @@ try {
 
 // One closing line for every vitest run (each package writes test-results/vitest.json).
 const totals = { passed: 0, failed: 0, skipped: 0 };
-for (const group of ['spec', 'docs', 'packages', 'apps']) {
-  const dirs =
-    group === 'spec' || group === 'docs'
-      ? [join(root, group)]
-      : readdirSync(join(root, group)).map((d) => join(root, group, d));
-  for (const dir of dirs) {
-    const report = join(dir, 'test-results', 'vitest.json');
-    if (!existsSync(report)) continue;
-    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
-      readFileSync(report, 'utf8'),
-    );
-    totals.passed += numPassedTests;
-    totals.failed += numFailedTests;
-    totals.skipped += numPendingTests + numTodoTests;
-  }
+for (const report of vitestReports()) {
+  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
+    readFileSync(report, 'utf8'),
+  );
+  totals.passed += numPassedTests;
+  totals.failed += numFailedTests;
+  totals.skipped += numPendingTests + numTodoTests;
 }
 console.log(`\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failed || totals.failed > 0 ? 1 : 0);
