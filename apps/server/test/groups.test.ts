@@ -60,6 +60,11 @@ describe.each(dialects)('groups on %s', (dialect) => {
       (await server.call('GET', `/v1/groups/${group.id}/users?limit=1&offset=5`, { token })).body,
     ).toEqual([]);
     expect((await server.call('GET', `/v1/groups/${group.id}`, { token })).body.memberCount).toBe(2);
+    const listed = (await server.call('GET', '/v1/groups?limit=500', { token })).body as {
+      id: number;
+      memberCount: number;
+    }[];
+    expect(listed.find((item) => item.id === group.id)?.memberCount).toBe(2);
     const user = await server.call('GET', `/v1/users/${userId}`, { token });
     expect(user.body.groups).toContainEqual({ id: group.id, name: 'Members' });
     expect((await server.call('DELETE', `/v1/groups/${group.id}/users/${userId}`, { token })).status).toBe(

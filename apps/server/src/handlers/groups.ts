@@ -14,15 +14,18 @@ import { type HandlerMap, requireAuth, type Schemas } from './types.js';
 
 type GroupRow = Selectable<GroupsTable>;
 
-async function memberCount(db: Kysely<Database>, groupId: number): Promise<number> {
-  const row = await db
+/** Live members per group, in one query for a whole page of groups (absent = 0). */
+async function memberCounts(db: Kysely<Database>, groupIds: number[]): Promise<Map<number, number>> {
+  if (groupIds.length === 0) return new Map();
+  const rows = await db
     .selectFrom('group_members')
     .innerJoin('users', 'users.id', 'group_members.user_id')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('group_members.group_id', '=', groupId)
+    .select((eb) => ['group_members.group_id', eb.fn.countAll<number | string>().as('n')])
+    .where('group_members.group_id', 'in', groupIds)
     .where('users.deleted_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .groupBy('group_members.group_id')
+    .execute();
+  return new Map(rows.map((row) => [row.group_id, Number(row.n)]));
 }
 
 async function groupBody(db: Kysely<Database>, row: GroupRow): Promise<Schemas['Group']> {
@@ -31,7 +34,7 @@ async function groupBody(db: Kysely<Database>, row: GroupRow): Promise<Schemas['
     name: row.name,
     active: row.active === 1,
     default: row.is_default === 1,
-    memberCount: await memberCount(db, row.id),
+    memberCount: (await memberCounts(db, [row.id])).get(row.id) ?? 0,
   };
   if (row.creator_id !== null) body.creatorId = String(row.creator_id);
   return body;
@@ -68,15 +71,16 @@ export const groupHandlers = {
       .limit(paging(ctx.query).limit)
       .offset(paging(ctx.query).offset)
       .execute();
-    const body: Schemas['GroupSummary'][] = [];
-    for (const row of rows) {
-      body.push({
-        id: row.id,
-        name: row.name,
-        default: row.is_default === 1,
-        memberCount: await memberCount(db, row.id),
-      });
-    }
+    const counts = await memberCounts(
+      db,
+      rows.map((row) => row.id),
+    );
+    const body: Schemas['GroupSummary'][] = rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      default: row.is_default === 1,
+      memberCount: counts.get(row.id) ?? 0,
+    }));
     return { body };
   },
 
