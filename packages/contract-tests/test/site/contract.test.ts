@@ -18,10 +18,9 @@ import { pngImage, type SiteTarget, startPrismTarget, wordpressTarget } from './
 import {
   createUser,
   findWordPress,
-  mustRun,
   olderThan,
   type SiteUser,
-  skipMessage,
+  wordPressUnavailable,
 } from './support/wordpress.js';
 
 const wordpress = await findWordPress();
@@ -33,15 +32,7 @@ const MISSING_ID = 987654321;
 
 describe.each(['prism', 'wordpress'] as const)('site contract against %s', (targetName) => {
   if (targetName === 'wordpress' && !wordpress.available) {
-    const message = skipMessage(wordpress.reason, 'site contract tests');
-    if (mustRun) {
-      it('needs WordPress (CI=true)', () => {
-        throw new Error(message);
-      });
-    } else {
-      console.warn(`\n${message}\n`);
-      it.skip(message, () => {});
-    }
+    wordPressUnavailable(wordpress.reason, 'site contract tests');
     return;
   }
 

@@ -19,7 +19,7 @@ import {
   type Triage,
   triageDifferences,
 } from '../../src/index.js';
-import { findWordPress, mustRun, olderThan, skipMessage } from './support/wordpress.js';
+import { findWordPress, olderThan, wordPressUnavailable } from './support/wordpress.js';
 
 // The machinery itself, on a made-up index: runs without WordPress.
 describe('drift check machinery', () => {
@@ -92,15 +92,7 @@ const suite = 'site drift check';
 
 describe('site spec drift against WordPress', () => {
   if (!wordpress.available) {
-    const message = skipMessage(wordpress.reason, suite);
-    if (mustRun) {
-      it('needs WordPress (CI=true)', () => {
-        throw new Error(message);
-      });
-    } else {
-      console.warn(`\n${message}\n`);
-      it.skip(message, () => {});
-    }
+    wordPressUnavailable(wordpress.reason, suite);
     return;
   }
 
