@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import {
+  collectOperations,
+  resolveLocal,
+  type OpenApiDocument as ValidatorDocument,
+} from '@platform-api/validator';
 
 /*
  * The bundled platform description (spec/dist/platform.openapi.json, full, with x-internal operations),
@@ -13,35 +18,12 @@ export type OpenApiDocument = Record<string, any>;
 /** The $id the bundle is registered under in Ajv; local refs are rebased onto it. */
 export const SPEC_ID = 'platform.json';
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
-
 export function platformSpecPath(): string {
   return createRequire(import.meta.url).resolve('@platform-api/spec/platform.openapi.json');
 }
 
 export function loadPlatformSpec(path = platformSpecPath()): OpenApiDocument {
   return JSON.parse(readFileSync(path, 'utf8')) as OpenApiDocument;
-}
-
-/** Follows a local `#/…` JSON pointer inside the document. */
-export function resolvePointer(doc: OpenApiDocument, ref: string): unknown {
-  if (!ref.startsWith('#')) throw new Error(`only local refs are supported, got ${ref}`);
-  let node: unknown = doc;
-  for (const raw of ref.slice(1).split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    node = (node as Record<string, unknown> | undefined)?.[key];
-    if (node === undefined) throw new Error(`unresolvable ref ${ref}`);
-  }
-  return node;
-}
-
-/** Dereferences a Reference Object (parameters, request bodies, responses, headers) until it is not one. */
-export function deref<T = Record<string, unknown>>(doc: OpenApiDocument, value: unknown): T {
-  let node = value as Record<string, unknown>;
-  for (let depth = 0; node && typeof node.$ref === 'string' && depth < 20; depth++) {
-    node = resolvePointer(doc, node.$ref) as Record<string, unknown>;
-  }
-  return node as T;
 }
 
 /** Deep copy of a schema whose local refs point into the bundle registered in Ajv as SPEC_ID. */
@@ -86,45 +68,46 @@ export interface SpecOperation {
   internal: boolean;
 }
 
-/** All operations of the document's paths, with path-level parameters merged and refs resolved. */
+/**
+ * All operations of the document's paths, in the shape the server routes on: the shared walk of
+ * @platform-api/validator (path-level parameters merged, refs followed) plus what routing needs.
+ */
 export function listOperations(doc: OpenApiDocument): SpecOperation[] {
-  const operations: SpecOperation[] = [];
-  for (const [path, rawItem] of Object.entries(doc.paths ?? {})) {
-    const item = deref<Record<string, unknown>>(doc, rawItem);
-    const shared = ((item.parameters as unknown[]) ?? []).map((p) => deref<SpecParameter>(doc, p));
-    for (const method of HTTP_METHODS) {
-      const op = item[method] as Record<string, unknown> | undefined;
-      if (!op) continue;
-      const own = ((op.parameters as unknown[]) ?? []).map((p) => deref<SpecParameter>(doc, p));
-      const byKey = new Map<string, SpecParameter>();
-      for (const p of [...shared, ...own])
-        byKey.set(`${p.in}:${p.name}`, { ...p, required: Boolean(p.required) });
+  const document = doc as ValidatorDocument;
+  return collectOperations(document)
+    .filter((op) => op.kind === 'path')
+    .map((op) => {
+      const node = op.node as Record<string, unknown>;
       const responses: Record<string, Record<string, unknown>> = {};
-      for (const [status, response] of Object.entries((op.responses as Record<string, unknown>) ?? {})) {
-        responses[status] = deref(doc, response);
+      for (const [status, response] of Object.entries((node.responses as Record<string, unknown>) ?? {})) {
+        responses[status] = resolveLocal(document, { node: response, pointer: '' }).node;
       }
       const success = Object.keys(responses)
-        .filter((s) => /^2\d\d$/.test(s))
+        .filter((status) => /^2\d\d$/.test(status))
         .map(Number)
         .sort((a, b) => a - b)[0];
-      if (success === undefined) throw new Error(`${String(op.operationId)} documents no 2xx response`);
-      const body = op.requestBody
-        ? deref<{ required?: boolean; content: Record<string, { schema?: unknown }> }>(doc, op.requestBody)
+      if (success === undefined) throw new Error(`${op.operationId} documents no 2xx response`);
+      const body = node.requestBody
+        ? resolveLocal<{ required?: boolean; content?: Record<string, { schema?: unknown }> }>(document, {
+            node: node.requestBody,
+            pointer: '',
+          }).node
         : undefined;
-      operations.push({
-        operationId: String(op.operationId),
-        method: method.toUpperCase(),
-        path,
-        parameters: [...byKey.values()],
+      return {
+        operationId: op.operationId,
+        method: op.method.toUpperCase(),
+        path: op.path,
+        parameters: op.parameters.map(({ node: p }) => ({
+          ...(p as unknown as SpecParameter),
+          required: Boolean(p.required),
+        })),
         requestBody: body ? { required: Boolean(body.required), content: body.content ?? {} } : undefined,
         responses,
-        security: (op.security ?? doc.security ?? []) as SecurityRequirement[],
+        security: op.security,
         successStatus: success,
-        internal: op['x-internal'] === true,
-      });
-    }
-  }
-  return operations;
+        internal: op.internal,
+      };
+    });
 }
 
 /** The scopes the oauth2 scheme declares (client-credentials flow). */

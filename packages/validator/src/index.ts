@@ -12,6 +12,7 @@ export {
 } from './openapi.js';
 export {
   type Check,
+  collectOperations,
   isJsonMediaType,
   type Operation,
   type Problem,

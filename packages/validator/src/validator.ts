@@ -299,7 +299,8 @@ export class SpecValidator {
   }
 }
 
-function collectOperations(document: OpenApiDocument): Operation[] {
+/** Every operation of `paths` and `webhooks`, path-level parameters merged, Reference Objects followed. */
+export function collectOperations(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   const rootSecurity = (document.security as Operation['security'] | undefined) ?? [];
   for (const kind of ['path', 'webhook'] as const) {
