@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { buildApp, createLogger } from './app.js';
+import { buildApp } from './app.js';
 import {
   bootstrapDevInstance,
   type CreatedClient,
@@ -7,10 +7,12 @@ import {
   deleteClient,
   listClients,
 } from './auth/clients.js';
+import { SigningKeys } from './auth/signing-keys.js';
 import { systemClock } from './clock.js';
 import { CONFIG_OPTIONS, ConfigError, loadConfig, parseFlags, type ServerConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { startDispatcher } from './delivery/dispatcher.js';
+import { createLogger } from './logger.js';
 import { declaredScopes, loadPlatformSpec } from './spec.js';
 
 /*
@@ -24,6 +26,8 @@ const USAGE = `Usage:
   platform-server clients create --instance NAME --scopes user,data,chat [--name TEXT] [--description TEXT] [--user-id ID] [--json]
   platform-server clients list [--instance NAME] [--json]
   platform-server clients delete CLIENT_ID
+  platform-server keys list [--json]
+  platform-server keys rotate
   platform-server help
 
 Options of serve (flag / environment variable):
@@ -31,7 +35,9 @@ ${Object.values(CONFIG_OPTIONS)
   .map((o) => `  --${o.flag.padEnd(24)} ${o.env.padEnd(34)} ${o.help}`)
   .join('\n')}
 
-The clients commands use the same database options (--data-dir, --database-url, --database-schema).`;
+The clients and keys commands use the same database options (--data-dir, --database-url, --database-schema).
+keys rotate: the next key signs new access tokens at once; tokens signed with the previous key stay valid
+until they expire. Running servers pick the new key up by themselves.`;
 
 class UsageError extends Error {}
 
@@ -206,7 +212,7 @@ async function clients(
     const config = loadConfig(flags);
     const database = await createDatabase(config);
     try {
-      if (!(await deleteClient(database.db, id))) {
+      if (!(await deleteClient(database, id))) {
         process.stderr.write(`No client with id ${id}.\n`);
         process.exitCode = 1;
         return;
@@ -218,6 +224,40 @@ async function clients(
     return;
   }
   throw new UsageError(`unknown clients command ${sub ?? '(none)'}`);
+}
+
+async function keys(sub: string | undefined, flags: Map<string, string | true>): Promise<void> {
+  const json = take(flags, 'json') !== undefined;
+  if (sub !== 'list' && sub !== 'rotate') throw new UsageError(`unknown keys command ${sub ?? '(none)'}`);
+  const config = loadConfig(flags);
+  const database = await createDatabase(config);
+  try {
+    const store = new SigningKeys(database.db, systemClock, () => config.tokenTtlSeconds * 1000);
+    if (sub === 'rotate') {
+      const next = await store.rotate();
+      process.stdout.write(
+        json
+          ? `${JSON.stringify({ kid: next.kid })}\n`
+          : `New signing key ${next.kid}; tokens signed with the previous key stay valid until they expire.\n`,
+      );
+      return;
+    }
+    const list = await store.published();
+    if (json) {
+      process.stdout.write(
+        `${JSON.stringify(list.map(({ kid, createdAt, retiredAt }) => ({ kid, createdAt, retiredAt })))}\n`,
+      );
+    } else if (list.length === 0) {
+      process.stdout.write('No signing key yet (the server creates one on first start).\n');
+    } else {
+      for (const key of list) {
+        const state = key.retiredAt === null ? 'signing' : `retired ${new Date(key.retiredAt).toISOString()}`;
+        process.stdout.write(`${key.kid}  created ${new Date(key.createdAt).toISOString()}  ${state}\n`);
+      }
+    }
+  } finally {
+    await database.close();
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -232,6 +272,8 @@ async function main(argv: string[]): Promise<void> {
       await serve(flags);
     } else if (command === 'clients') {
       await clients(sub, rest, flags);
+    } else if (command === 'keys') {
+      await keys(sub, flags);
     } else if (command === 'help' || command === '--help') {
       process.stdout.write(`${USAGE}\n`);
     } else {

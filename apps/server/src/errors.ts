@@ -163,41 +163,103 @@ const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; message: string }>
   FST_ERR_ASYNC_CONSTRAINT: { status: 400, message: 'Bad request' },
 };
 
-/** The Fastify error handler: renders every error in the spec's shapes. */
-export function handleError(
-  error: FastifyError | Error,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
-  if (error instanceof OAuthProblem) return sendOAuthError(reply, error);
-  if (error instanceof ApiProblem) {
-    return sendApiError(
-      reply,
-      error.status,
-      error.hasMessage ? error.message : undefined,
-      error.options.details,
-      error.options.headers,
-    );
-  }
+/**
+ * What an error means for the client: an ApiProblem or OAuthProblem to render, or undefined for a fault of
+ * ours (a 500 that reveals nothing).
+ */
+export function problemFor(error: FastifyError | Error): ApiProblem | OAuthProblem | undefined {
+  if (error instanceof OAuthProblem || error instanceof ApiProblem) return error;
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     const context = fastifyError.validationContext ?? 'body';
     const details = validationDetails(fastifyError.validation as AjvLikeError[], context);
     const where =
       context === 'querystring' ? 'query parameters' : context === 'params' ? 'path parameters' : context;
-    return sendApiError(reply, 400, `Invalid ${where}`, details);
+    return new ApiProblem(400, `Invalid ${where}`, { details });
   }
   const known = fastifyError.code ? FASTIFY_CLIENT_ERRORS[fastifyError.code] : undefined;
-  if (known) return sendApiError(reply, known.status, known.message);
+  if (known) return new ApiProblem(known.status, known.message);
   // Errors thrown by body parsers (e.g. JSON.parse) carry a 4xx statusCode.
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return sendApiError(reply, status, STATUS_CODES[status] ?? 'Bad request');
+    return new ApiProblem(status, STATUS_CODES[status] ?? 'Bad request');
   }
   if (isUniqueViolation(error)) {
     // A concurrent request won the race past the handler's own check (users' e-mail, group names).
-    return sendApiError(reply, 409, 'A resource with the same unique value was created concurrently.');
+    return new ApiProblem(409, 'A resource with the same unique value was created concurrently.');
   }
+  return undefined;
+}
+
+/**
+ * The token endpoint answers its 400s as RFC 6749 §5.2 `invalid_request`, whatever raised them (a
+ * malformed body, a bad parameter, bytes that are not UTF-8).
+ */
+export function asOAuthProblem(problem: ApiProblem | OAuthProblem): ApiProblem | OAuthProblem {
+  if (problem instanceof OAuthProblem || problem.status !== 400) return problem;
+  const details = (problem.options.details ?? []).map((d) => `${d.field} ${d.message}`).join('; ');
+  return new OAuthProblem(
+    400,
+    'invalid_request',
+    details ? `${problem.message}: ${details}` : problem.message,
+  );
+}
+
+export function sendProblem(reply: FastifyReply, problem: ApiProblem | OAuthProblem): FastifyReply {
+  if (problem instanceof OAuthProblem) return sendOAuthError(reply, problem);
+  return sendApiError(
+    reply,
+    problem.status,
+    problem.hasMessage ? problem.message : undefined,
+    problem.options.details,
+    problem.options.headers,
+  );
+}
+
+/** The Fastify error handler: renders every error in the spec's shapes. */
+export function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  shape: (problem: ApiProblem | OAuthProblem) => ApiProblem | OAuthProblem = (problem) => problem,
+): FastifyReply {
+  const problem = problemFor(error);
+  if (problem) return sendProblem(reply, shape(problem));
   request.log.error({ err: error }, 'unhandled error');
   return sendApiError(reply, 500, 'Internal server error');
+}
+
+/** What the HTTP parser refused, as the status the client gets. */
+const PARSER_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    message: 'The request line and headers are too large (at most 16 KB together)',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time' },
+};
+
+/**
+ * Answers a request Node's HTTP parser refused before Fastify saw it (an unknown method, a space in the
+ * path, headers over the size limit): an ApiError like every other 4xx, then the connection is closed —
+ * and says so, so keep-alive clients do not send their next request into a dead socket.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = PARSER_ERRORS[error.code ?? ''] ?? {
+    status: 400,
+    message: 'The request is not valid HTTP/1.1',
+  };
+  const body = JSON.stringify({
+    status,
+    statusReason: STATUS_CODES[status] ?? 'Error',
+    message,
+    toe: newTraceId(),
+  });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

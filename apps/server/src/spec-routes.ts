@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { createGuard } from './auth/guard.js';
-import { ApiProblem, type FieldProblem, OAuthProblem, validationDetails } from './errors.js';
+import { ApiProblem, type FieldProblem, OAuthProblem, sendApiError, validationDetails } from './errors.js';
 import type { Handler, HandlerMap, Services } from './handlers/types.js';
 import type { RateLimiter } from './rate-limit.js';
 import { rebaseSchema, type SpecOperation, toFastifyPath } from './spec.js';
@@ -17,7 +17,14 @@ declare module 'fastify' {
   }
 }
 
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+/** A path template as a pattern over raw request paths (a trailing slash is the same path). */
+function templatePattern(path: string): RegExp {
+  const source = path
+    .split(/(\{[^}]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}/?$`);
+}
 
 function mediaTypeOf(request: FastifyRequest): string | undefined {
   const header = request.headers['content-type'];
@@ -96,22 +103,35 @@ export function usesOAuthErrors(operation: SpecOperation): boolean {
   return typeof schema?.$ref === 'string' && schema.$ref.endsWith('/OAuthError');
 }
 
-/** Maps a validation failure of a token request to RFC 6749 §5.2 codes. */
+/**
+ * Maps a validation failure of a token request to RFC 6749 §5.2 codes: a `grant_type` or `scope` with a
+ * value we do not offer is `unsupported_grant_type` / `invalid_scope`; anything else — a parameter missing,
+ * repeated (§3.1: parameters must not be included more than once) or malformed — is `invalid_request`.
+ */
 export function oauthValidationProblem(error: {
-  validation: unknown[];
+  validation: Array<{ keyword?: string; instancePath?: string }>;
   validationContext?: string;
 }): OAuthProblem {
   const details = validationDetails(error.validation as never, error.validationContext ?? 'querystring');
-  const first = details[0];
-  if (first?.field.endsWith('.grant_type') && !first.message.includes('required')) {
+  const first = error.validation[0];
+  const field = details[0]?.field ?? '';
+  const wrongValue = first?.keyword === 'enum' || first?.keyword === 'const' || first?.keyword === 'pattern';
+  if (wrongValue && field.endsWith('.grant_type')) {
     return new OAuthProblem(
       400,
       'unsupported_grant_type',
       'Unsupported grant type: only client_credentials is supported',
     );
   }
-  if (first?.field.endsWith('.scope'))
-    return new OAuthProblem(400, 'invalid_scope', `Invalid scope parameter: ${first.message}`);
+  if (wrongValue && field.endsWith('.scope'))
+    return new OAuthProblem(400, 'invalid_scope', `Invalid scope parameter: ${details[0]?.message}`);
+  if (first?.keyword === 'type' && /\.(grant_type|scope)$/.test(field)) {
+    return new OAuthProblem(
+      400,
+      'invalid_request',
+      `${field.split('.').pop()} must be given once, as a string`,
+    );
+  }
   const text = details.map((d) => `${d.field} ${d.message}`).join('; ');
   return new OAuthProblem(400, 'invalid_request', text || 'Invalid token request');
 }
@@ -133,7 +153,7 @@ export function registerSpecRoutes(
     methods.add(operation.method);
     if (operation.method === 'GET') methods.add('HEAD');
     methodsByUrl.set(url, methods);
-    const oauthErrors = usesOAuthErrors(operation);
+    const guard = createGuard(operation, services, limiter);
     const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
     const queryNames = operation.parameters.filter((p) => p.in === 'query').map((p) => p.name);
 
@@ -142,7 +162,8 @@ export function registerSpecRoutes(
       url,
       schema: fastifySchemaFor(operation),
       config: { operation },
-      onRequest: createGuard(operation, services, limiter),
+      onRequest: guard.onRequest,
+      preHandler: guard.preHandler,
       preValidation: async (request: FastifyRequest) => {
         const nul = [
           ...nulFields(request.params, 'path'),
@@ -152,28 +173,17 @@ export function registerSpecRoutes(
             ? nulFields(request.body, 'body')
             : []),
         ];
-        if (nul.length > 0) {
-          if (oauthErrors)
-            throw new OAuthProblem(
-              400,
-              'invalid_request',
-              `${nul[0]?.field} must not contain NUL characters`,
-            );
+        if (nul.length > 0)
           throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
-        }
         if (!operation.requestBody) return;
-        const hasBody = request.body !== undefined && request.body !== null;
-        const mediaType = mediaTypeOf(request);
-        if (
-          !hasBody ||
-          (typeof request.body === 'string' && request.body.length === 0 && mediaType === undefined)
-        ) {
+        // The body parsers hand on an empty body as no body (body-parsers.ts), whatever its Content-Type.
+        if (request.body === undefined || request.body === null) {
           if (operation.requestBody.required) {
-            if (oauthErrors) return;
             throw new ApiProblem(400, `A request body (${bodyMediaTypes.join(' or ')}) is required`);
           }
           return;
         }
+        const mediaType = mediaTypeOf(request);
         if (!mediaType || !bodyMediaTypes.includes(mediaType)) {
           throw new ApiProblem(415, `Content-Type must be ${bodyMediaTypes.join(' or ')}`);
         }
@@ -210,17 +220,23 @@ export function registerSpecRoutes(
     });
   }
 
-  // A known path with a method it does not support: 405 with Allow (RFC 9110 §15.5.6).
-  for (const [url, methods] of methodsByUrl) {
-    const unsupported = ALL_METHODS.filter((m) => !methods.has(m));
-    if (unsupported.length === 0) continue;
-    const allow = [...methods].sort().join(', ');
-    app.route({
-      method: unsupported as unknown as 'GET',
-      url,
-      handler: async () => {
-        throw new ApiProblem(405, `Method not allowed; this path supports ${allow}`, { headers: { allow } });
-      },
+  // No route: a known path with a method it does not offer — any method, TRACE and PROPFIND included — is
+  // 405 with Allow (RFC 9110 §15.5.6); anything else is 404.
+  const knownPaths = operations
+    .map((operation) => operation.path)
+    .filter((path, index, all) => all.indexOf(path) === index)
+    .map((path) => {
+      const methods = methodsByUrl.get(toFastifyPath(path)) ?? new Set<string>();
+      return { pattern: templatePattern(path), methods, allow: [...methods].sort().join(', ') };
     });
-  }
+  app.setNotFoundHandler((request, reply) => {
+    const path = (request.raw.url ?? request.url).split('?')[0] ?? '/';
+    const known = knownPaths.find((candidate) => candidate.pattern.test(path));
+    if (known && !known.methods.has(request.method)) {
+      return sendApiError(reply, 405, `Method not allowed; this path supports ${known.allow}`, undefined, {
+        allow: known.allow,
+      });
+    }
+    return sendApiError(reply, 404, `No route for ${request.method} ${path}`);
+  });
 }

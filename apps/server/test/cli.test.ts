@@ -122,12 +122,26 @@ describe('platform-server CLI', () => {
     expect(() => run(['clients', 'delete', created.clientId, '--data-dir', dataDir])).toThrow();
   });
 
+  it('lists and rotates the token signing keys', () => {
+    // The server of the first test created the first key on start.
+    const before = JSON.parse(run(['keys', 'list', '--json', '--data-dir', dataDir]));
+    expect(before).toHaveLength(1);
+    expect(before[0].retiredAt).toBeNull();
+    const { kid } = JSON.parse(run(['keys', 'rotate', '--json', '--data-dir', dataDir]));
+    const after = JSON.parse(run(['keys', 'list', '--json', '--data-dir', dataDir]));
+    expect(after.map((key: { kid: string }) => key.kid)).toEqual([kid, before[0].kid]);
+    expect(after[0].retiredAt).toBeNull();
+    expect(typeof after[1].retiredAt).toBe('number');
+    expect(run(['keys', 'list', '--data-dir', dataDir])).toMatch(new RegExp(`^${kid} .* signing\\n`, 'm'));
+  });
+
   it('refuses bad input with a clear message and exit code 2', () => {
     for (const args of [
       ['clients', 'create', '--instance', 'acme', '--scopes', 'root'],
       ['clients', 'create', '--scopes', 'user'],
       ['serve', '--port', 'eighty', '--data-dir', dataDir],
       ['frobnicate'],
+      ['keys', 'forget', '--data-dir', dataDir],
     ]) {
       try {
         run(args);

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/app.js';
+import { createLogger } from '../src/logger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 describe('logs (sqlite)', () => {
@@ -25,8 +25,17 @@ describe('logs (sqlite)', () => {
       headers: { 'x-chat-bot-token': 'a'.repeat(64) },
       json: { content: { text: 'hi' } },
     });
+    // A client that puts its token in the URL (the API never reads it there) still does not get it logged.
+    await server.call(
+      'GET',
+      `/v1/users?limit=1&access_token=${token}&Client_Secret=${server.client.clientSecret}`,
+      {
+        token,
+      },
+    );
     const log = lines.join('');
     expect(log).toContain(res.body.toe);
+    expect(log).toContain('access_token=[redacted]');
     for (const secret of [
       token,
       server.client.clientSecret,

@@ -1,7 +1,9 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDialects } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { schemaProblems } from './helpers/spec-validator.js';
+import { operations, schemaProblems } from './helpers/spec-validator.js';
 
 /** Sends bytes exactly as given (fetch would normalise the path). */
 function rawRequest(
@@ -30,6 +32,19 @@ function rawRequest(
       req.end();
     },
   );
+}
+
+/** Writes raw bytes to the server and reads until it closes the connection. */
+function rawExchange(baseUrl: string, bytes: string): Promise<string> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
+  });
 }
 
 describe('malformed and hostile requests (sqlite)', () => {
@@ -164,6 +179,124 @@ describe('malformed and hostile requests (sqlite)', () => {
     expect(proto.status).toBeLessThan(500);
   });
 
+  it('answers what the HTTP parser refuses with an ApiError and Connection: close', async () => {
+    const cases: Array<[string, string, number]> = [
+      ['an unknown method', 'FROBNICATE /v1/users HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      ['a space in the path', 'GET /v1/us ers HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      ['a URL over 16 KB', `GET /v1/users?q=${'a'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+      [
+        'headers over 16 KB',
+        `GET /v1/users HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17_000)}\r\n\r\n`,
+        431,
+      ],
+      ['garbage', 'this is not http\r\n\r\n', 400],
+    ];
+    for (const [what, bytes, status] of cases) {
+      const answer = await rawExchange(server.baseUrl, bytes);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0], what).toBe(
+        `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : 'Request Header Fields Too Large'}`,
+      );
+      expect(head.toLowerCase(), what).toContain('connection: close');
+      expect(head.toLowerCase(), what).toContain('content-type: application/json');
+      const error = JSON.parse(body);
+      expect(error.status, what).toBe(status);
+      expect(schemaProblems('ApiError', error), what).toEqual([]);
+    }
+  });
+
+  it('answers 405 with Allow for any method a known path does not offer, TRACE and PROPFIND included', async () => {
+    for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'OPTIONS', 'DELETE']) {
+      const res = await rawRequest(server.baseUrl, method, '/v1/users', auth());
+      expect(res.status, method).toBe(405);
+      expect(res.headers.allow, method).toBe('GET, HEAD, POST');
+      expect(schemaProblems('ApiError', JSON.parse(res.text))).toEqual([]);
+    }
+    const trailing = await rawRequest(server.baseUrl, 'PROPFIND', '/v1/users/42/', auth());
+    expect(trailing.status).toBe(405);
+    expect(trailing.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+    const unknown = await rawRequest(server.baseUrl, 'PROPFIND', '/v1/nothing', auth());
+    expect(unknown.status).toBe(404);
+  });
+
+  it('refuses malformed UTF-8 in JSON, form and CSV bodies with 400 instead of storing U+FFFD', async () => {
+    const invalid = Buffer.concat([
+      Buffer.from('{"name":"bad '),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('","email":"u@example.com","role":"Admin"}'),
+    ]);
+    const json = await server.call('POST', '/v1/users', {
+      token,
+      raw: { body: invalid, contentType: 'application/json' },
+    });
+    expect(json.status).toBe(400);
+    expect(json.body.message).toBe('Body is not valid UTF-8');
+    expect((await server.call('GET', '/v1/users?limit=500', { token })).text).not.toContain('\ufffd');
+    const form = await server.call('POST', '/oauth/token', {
+      basic: { id: server.client.clientId, secret: server.client.clientSecret },
+      raw: {
+        body: Buffer.from([0x67, 0x72, 0x61, 0x6e, 0x74, 0x5f, 0x74, 0x79, 0x70, 0x65, 0x3d, 0xff]),
+        contentType: 'application/x-www-form-urlencoded',
+      },
+    });
+    expect(form.status).toBe(400);
+    expect(form.body.error).toBe('invalid_request');
+    const dataset = await server.call('POST', '/v1/datasets', {
+      token,
+      json: { name: 'utf8', schema: { columns: [{ type: 'STRING', name: 'a' }] } },
+    });
+    const csv = await server.call('PUT', `/v1/datasets/${dataset.body.id}/data`, {
+      token,
+      raw: { body: Buffer.from([0x61, 0x0a, 0xfe, 0x0a]), contentType: 'text/csv' },
+    });
+    expect(csv.status).toBe(400);
+  });
+
+  it('answers every 400 of the token endpoint as an OAuthError, a repeated parameter as invalid_request', async () => {
+    const basic = { id: server.client.clientId, secret: server.client.clientSecret };
+    const brokenJson = await server.call('POST', '/oauth/token', {
+      basic,
+      raw: { body: '{"grant_type":', contentType: 'application/json' },
+    });
+    // Parsed before its media type is checked: a malformed body is the token endpoint's invalid_request.
+    expect(brokenJson.status).toBe(400);
+    expect(brokenJson.body.error).toBe('invalid_request');
+    const brokenForm = await server.call(
+      'POST',
+      '/oauth/token?grant_type=client_credentials&grant_type=client_credentials',
+      { basic },
+    );
+    expect(brokenForm.status).toBe(400);
+    expect(brokenForm.body.error).toBe('invalid_request');
+    const repeatedGet = await server.call(
+      'GET',
+      '/oauth/token?grant_type=client_credentials&grant_type=password',
+      { basic },
+    );
+    expect(repeatedGet.status).toBe(400);
+    expect(repeatedGet.body.error).toBe('invalid_request');
+    const repeatedForm = await server.call('POST', '/oauth/token', {
+      basic,
+      raw: {
+        body: 'grant_type=client_credentials&grant_type=client_credentials',
+        contentType: 'application/x-www-form-urlencoded',
+      },
+    });
+    expect(repeatedForm.status).toBe(400);
+    expect(repeatedForm.body.error).toBe('invalid_request');
+    const wrongGrant = await server.call('GET', '/oauth/token?grant_type=password', { basic });
+    expect(wrongGrant.body.error).toBe('unsupported_grant_type');
+    const deep = await server.call('POST', '/oauth/token', {
+      basic,
+      raw: {
+        body: `grant_type=client_credentials&scope=${'%5B'.repeat(10)}`,
+        contentType: 'application/x-www-form-urlencoded',
+      },
+    });
+    expect(deep.status).toBe(400);
+    expect(deep.body.error).toBe('invalid_scope');
+  });
+
   it('rejects a request whose Content-Length lies', async () => {
     const res = await rawRequest(
       server.baseUrl,
@@ -227,5 +360,130 @@ describe('NUL characters and shutdown (sqlite)', () => {
     const ready = await server.call('GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.status).toBe('unavailable');
+  });
+});
+
+const dialects = await testDialects();
+
+describe.each(dialects)('values at the edges of the spec, and concurrency, on %s', (dialect) => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
+    token = await server.token();
+  });
+  afterAll(async () => server?.close());
+
+  it('pages past the end with any int64 offset the spec allows: an empty page, not a 500', async () => {
+    const group = await server.call('POST', '/v1/groups', { token, json: { name: 'Offsets' } });
+    const lists = operations.filter((op) =>
+      op.parameters.some((p) => p.in === 'query' && p.name === 'offset'),
+    );
+    expect(lists.map((op) => op.operationId).sort()).toEqual([
+      'listDatasets',
+      'listGroupUsers',
+      'listGroups',
+      'listUsers',
+    ]);
+    for (const op of lists) {
+      const path = op.path.replace('{id}', String(group.body.id));
+      for (const offset of ['9223372036854775807', '2147483648', '2147483647']) {
+        const res = await server.call('GET', `${path}?offset=${offset}`, { token });
+        expect(res.status, `${op.operationId} offset=${offset}`).toBe(200);
+        expect(res.body).toEqual([]);
+      }
+      const outOfRange = await server.call('GET', `${path}?offset=99999999999999999999`, { token });
+      expect(outOfRange.status).toBe(400);
+    }
+  });
+
+  it('validates a request before any database access (NUL in a callback path, odd client ids)', async () => {
+    const callback = await server.call('POST', '/v1/chat/bots/message/%00', {
+      headers: { 'x-chat-bot-token': 'ab'.repeat(32) },
+      json: { content: { text: 'hi' } },
+    });
+    expect(callback.status).toBe(400);
+    for (const id of ['a\u0000b', 'x'.repeat(500), "' or 1=1 --"]) {
+      const res = await server.call('GET', '/oauth/token?grant_type=client_credentials', {
+        headers: { authorization: `Basic ${Buffer.from(`${id}:secret`).toString('base64')}` },
+      });
+      expect(res.status, id).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    }
+  });
+
+  it('stores every employee number the spec allows exactly, 18 digits included', async () => {
+    const created = await server.call('POST', '/v1/users', {
+      token,
+      json: {
+        name: 'Big',
+        email: 'big@example.com',
+        role: 'Participant',
+        employeeNumber: '123456789012345678',
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.text).toContain('"employeeNumber":123456789012345678');
+    const read = await server.call('GET', `/v1/users/${created.body.id}`, { token });
+    expect(read.text).toContain('"employeeNumber":123456789012345678');
+    const updated = await server.call('PUT', `/v1/users/${created.body.id}`, {
+      token,
+      json: { employeeNumber: '999999999999999999' },
+    });
+    expect(updated.status).toBe(200);
+    expect((await server.call('GET', `/v1/users/${created.body.id}`, { token })).text).toContain(
+      '"employeeNumber":999999999999999999',
+    );
+    await server.call('PUT', `/v1/users/${created.body.id}`, {
+      token,
+      json: { employeeNumber: 9007199254740991 },
+    });
+    expect((await server.call('GET', `/v1/users/${created.body.id}`, { token })).text).toContain(
+      '"employeeNumber":9007199254740991',
+    );
+    // A JSON number past 2^53 − 1 cannot have been read exactly: the spec bounds it; send a string.
+    const inexact = await server.call('PUT', `/v1/users/${created.body.id}`, {
+      token,
+      raw: { body: '{"employeeNumber":123456789012345678}', contentType: 'application/json' },
+    });
+    expect(inexact.status).toBe(400);
+    expect(inexact.body.details[0].field).toBe('body.employeeNumber');
+  });
+
+  it('keeps idempotent operations idempotent under concurrency', async () => {
+    const group = await server.call('POST', '/v1/groups', { token, json: { name: 'Concurrent' } });
+    const user = await server.call('POST', '/v1/users', {
+      token,
+      json: { name: 'Many', email: 'many@example.com', role: 'Participant' },
+    });
+    const puts = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        server.call('PUT', `/v1/groups/${group.body.id}/users/${user.body.id}`, { token }),
+      ),
+    );
+    expect(puts.map((res) => res.status)).toEqual(Array(16).fill(204));
+    const members = await server.call('GET', `/v1/groups/${group.body.id}/users`, { token });
+    expect(members.body).toEqual([user.body.id]);
+
+    const channel = await server.call('POST', '/v1/chat/channels', { token, json: { title: 'busy' } });
+    const joins = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        server.call('POST', `/v1/chat/channels/${channel.body.id}/members`, {
+          token,
+          json: { userIds: [user.body.id] },
+        }),
+      ),
+    );
+    expect(new Set(joins.map((res) => res.status))).toEqual(new Set([joins[0]?.status]));
+    expect(joins[0]?.status).toBeLessThan(300);
+    // Exactly one of them added the user, and only that one says so.
+    expect(joins.filter((res) => res.body.users.length === 1)).toHaveLength(1);
+    const memberships = await server.platform.services.db
+      .selectFrom('channel_members')
+      .select('user_id')
+      .where('channel_id', '=', channel.body.id)
+      .where('user_id', '=', user.body.id)
+      .execute();
+    expect(memberships).toHaveLength(1);
   });
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/database.js';
+import type { Database, DatabaseHandle } from '../db/database.js';
+import { CLIENT_REVOKED_CHANNEL } from './live-clients.js';
 import { hashSecret, randomToken } from './secrets.js';
 
 /*
@@ -167,12 +168,17 @@ export async function listClients(db: Kysely<Database>, instance?: string): Prom
   }));
 }
 
-/** Deletes a client and revokes every token issued to it. Returns false when no such client exists. */
-export async function deleteClient(db: Kysely<Database>, clientId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('access_tokens').where('client_id', '=', clientId).execute();
+/**
+ * Deletes a client, which revokes every token issued to it: a token is accepted only while its client
+ * exists, and every server instance hears of the deletion when it commits (live-clients.ts). Returns false
+ * when no such client exists.
+ */
+export async function deleteClient(database: DatabaseHandle, clientId: string): Promise<boolean> {
+  return database.db.transaction().execute(async (trx) => {
     const result = await trx.deleteFrom('clients').where('id', '=', clientId).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    const deleted = Number(result.numDeletedRows) > 0;
+    if (deleted) await database.changes.notify(trx, CLIENT_REVOKED_CHANNEL, clientId);
+    return deleted;
   });
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { CALLBACK_TOKEN_HEADER } from '../delivery/callback-tokens.js';
 import { ApiProblem, OAuthProblem } from '../errors.js';
 import type { Services } from '../handlers/types.js';
 import type { RateLimiter } from '../rate-limit.js';
@@ -12,21 +13,26 @@ import {
 } from './tokens.js';
 
 /*
- * Enforces the security requirement the spec declares for each operation, before anything else runs:
- * oauth2 (bearer token + scopes), basicAuth (client credentials at the token endpoint) and chatBotToken
- * (the callback token of postCallbackMessage). Then the rate limit, keyed by client when known.
+ * Enforces the security requirement the spec declares for each operation, in two phases:
+ * - `onRequest`, before anything else: the credentials' presence and form, then the rate limit (keyed by
+ *   client when known); for oauth2 the whole bearer-token check (a JWT: verified without the database in
+ *   the common case) and the scopes.
+ * - `preHandler`, once the request has passed the spec's validation: the checks that read the database
+ *   with what the request sent — the client secret (basicAuth, token endpoint) and the event callback token
+ *   (chatBotToken, postCallbackMessage). No database query ever runs on unvalidated input.
  */
 
 export const BEARER_REALM = 'Bearer realm="platform-api"';
 export const BASIC_REALM = 'Basic realm="platform-api"';
 export const CALLBACK_REALM = 'ChatBotToken realm="chat-callback"';
-const CALLBACK_HEADER = 'x-chat-bot-token';
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth?: AuthContext;
     apiClient?: AuthenticatedClient;
     callback?: { instanceId: number; integrationId: string; channelId: string };
+    /** HTTP Basic credentials as sent, checked against the database in the second phase. */
+    basicCredentials?: { id: string; secret: string };
   }
 }
 
@@ -47,111 +53,122 @@ function parseBasic(header: string | undefined): { id: string; secret: string } 
   return { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
 }
 
-export function createGuard(operation: SpecOperation, services: Services, limiter: RateLimiter) {
+export interface Guard {
+  onRequest(request: FastifyRequest): Promise<void>;
+  preHandler(request: FastifyRequest): Promise<void>;
+}
+
+const invalidClient = (credentialsSent: boolean) =>
+  new OAuthProblem(
+    401,
+    'invalid_client',
+    credentialsSent ? 'Bad client credentials' : 'Client authentication with HTTP Basic is required',
+    { headers: { 'www-authenticate': BASIC_REALM } },
+  );
+
+const invalidCallback = (message: string) =>
+  new ApiProblem(401, message, { headers: { 'www-authenticate': CALLBACK_REALM } });
+
+export function createGuard(operation: SpecOperation, services: Services, limiter: RateLimiter): Guard {
   const requirements = operation.security;
   const isPublic = requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0);
   const oauth = requirements.find((r) => 'oauth2' in r);
   const basic = requirements.some((r) => 'basicAuth' in r);
   const botToken = requirements.some((r) => 'chatBotToken' in r);
   const requiredScopes = oauth?.oauth2 ?? [];
+  if (!isPublic && !oauth && !basic && !botToken) {
+    // A security scheme this server does not know: refuse to start rather than let requests through.
+    throw new Error(
+      `${operation.operationId}: unsupported security requirement ${JSON.stringify(requirements)}`,
+    );
+  }
 
-  const rateLimit = (request: FastifyRequest, key: string) => {
+  const rateLimit = (key: string) => {
     const decision = limiter.hit(key);
     if (!decision.allowed) {
       throw new ApiProblem(429, `Rate limit reached; retry in ${decision.retryAfterSeconds} seconds.`, {
         headers: { 'retry-after': String(decision.retryAfterSeconds) },
       });
     }
-    void request;
   };
 
-  return async function guard(request: FastifyRequest): Promise<void> {
+  async function onRequest(request: FastifyRequest): Promise<void> {
     if (isPublic) return;
 
     if (basic) {
-      rateLimit(request, `ip:${request.ip}`);
+      rateLimit(`ip:${request.ip}`);
       const credentials = parseBasic(request.headers.authorization);
-      const client = credentials
-        ? await authenticateClient(services.db, credentials.id, credentials.secret)
-        : undefined;
-      if (!client) {
-        throw new OAuthProblem(
-          401,
-          'invalid_client',
-          credentials ? 'Bad client credentials' : 'Client authentication with HTTP Basic is required',
-          { headers: { 'www-authenticate': BASIC_REALM } },
-        );
-      }
-      request.apiClient = client;
+      if (!credentials) throw invalidClient(false);
+      request.basicCredentials = credentials;
       return;
     }
 
     if (botToken) {
-      rateLimit(request, `ip:${request.ip}`);
-      const token = request.headers[CALLBACK_HEADER];
-      const channelId = (request.params as Record<string, string> | undefined)?.channelId;
-      const row =
-        typeof token === 'string' && /^[0-9a-f]{64}$/.test(token) && channelId
-          ? await services.db
-              .selectFrom('callback_tokens')
-              .select(['instance_id', 'integration_id', 'channel_id', 'expires_at'])
-              .where('token_hash', '=', sha256Hex(token))
-              .where('channel_id', '=', channelId)
-              .executeTakeFirst()
-          : undefined;
-      if (!row || row.expires_at <= services.clock.now()) {
-        throw new ApiProblem(
-          401,
-          typeof token !== 'string'
-            ? `The ${CALLBACK_HEADER} header is required`
-            : row
-              ? 'The callback has expired (callbacks are valid for one hour after the event)'
-              : `The ${CALLBACK_HEADER} is not valid for this channel`,
-          { headers: { 'www-authenticate': CALLBACK_REALM } },
-        );
+      rateLimit(`ip:${request.ip}`);
+      const token = request.headers[CALLBACK_TOKEN_HEADER];
+      if (typeof token !== 'string') throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} header is required`);
+      if (!/^[0-9a-f]{64}$/.test(token))
+        throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} is not valid for this channel`);
+      return;
+    }
+
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
+    if (!match) {
+      rateLimit(`ip:${request.ip}`);
+      throw new ApiProblem(401, 'Full authentication is required to access this resource', {
+        headers: { 'www-authenticate': BEARER_REALM },
+      });
+    }
+    const auth = await verifyAccessToken(services.tokens, match[1]!);
+    if (!auth) {
+      rateLimit(`ip:${request.ip}`);
+      throw new OAuthProblem(401, 'invalid_token', 'The access token is invalid, expired or revoked', {
+        headers: {
+          'www-authenticate': `${BEARER_REALM}, error="invalid_token", error_description="The access token is invalid, expired or revoked"`,
+        },
+      });
+    }
+    rateLimit(`client:${auth.clientId}`);
+    const missing = requiredScopes.filter((s) => !auth.scopes.includes(s));
+    if (missing.length > 0) {
+      const scope = requiredScopes.join(' ');
+      throw new OAuthProblem(403, 'insufficient_scope', 'Insufficient scope for this resource', {
+        scope,
+        headers: { 'www-authenticate': `${BEARER_REALM}, error="insufficient_scope", scope="${scope}"` },
+      });
+    }
+    request.auth = auth;
+  }
+
+  async function preHandler(request: FastifyRequest): Promise<void> {
+    if (basic && request.basicCredentials) {
+      const { id, secret } = request.basicCredentials;
+      const client = await authenticateClient(services.db, id, secret);
+      if (!client) throw invalidClient(true);
+      request.apiClient = client;
+      return;
+    }
+    if (botToken) {
+      const token = request.headers[CALLBACK_TOKEN_HEADER] as string;
+      const { channelId } = request.params as { channelId: string };
+      const row = await services.db
+        .selectFrom('callback_tokens')
+        .select(['instance_id', 'integration_id', 'channel_id', 'expires_at'])
+        .where('token_hash', '=', sha256Hex(token))
+        .where('channel_id', '=', channelId)
+        .executeTakeFirst();
+      if (!row) throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} is not valid for this channel`);
+      if (row.expires_at <= services.clock.now()) {
+        throw invalidCallback('The callback has expired (callbacks are valid for one hour after the event)');
       }
       request.callback = {
         instanceId: row.instance_id,
         integrationId: row.integration_id,
         channelId: row.channel_id,
       };
-      return;
     }
+  }
 
-    if (oauth) {
-      const header = request.headers.authorization;
-      const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
-      if (!match) {
-        rateLimit(request, `ip:${request.ip}`);
-        throw new ApiProblem(401, 'Full authentication is required to access this resource', {
-          headers: { 'www-authenticate': BEARER_REALM },
-        });
-      }
-      const auth = await verifyAccessToken(services.db, services.clock, match[1]!);
-      if (!auth) {
-        rateLimit(request, `ip:${request.ip}`);
-        throw new OAuthProblem(401, 'invalid_token', 'The access token is invalid, expired or revoked', {
-          headers: {
-            'www-authenticate': `${BEARER_REALM}, error="invalid_token", error_description="The access token is invalid, expired or revoked"`,
-          },
-        });
-      }
-      rateLimit(request, `client:${auth.clientId}`);
-      const missing = requiredScopes.filter((s) => !auth.scopes.includes(s));
-      if (missing.length > 0) {
-        const scope = requiredScopes.join(' ');
-        throw new OAuthProblem(403, 'insufficient_scope', 'Insufficient scope for this resource', {
-          scope,
-          headers: { 'www-authenticate': `${BEARER_REALM}, error="insufficient_scope", scope="${scope}"` },
-        });
-      }
-      request.auth = auth;
-      return;
-    }
-
-    // A security scheme this server does not know: refuse rather than let the request through.
-    throw new Error(
-      `${operation.operationId}: unsupported security requirement ${JSON.stringify(requirements)}`,
-    );
-  };
+  return { onRequest, preHandler };
 }

@@ -1,16 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
-import { DUMMY_SECRET_HASH, randomToken, sha256Hex, verifySecret } from './secrets.js';
+import type { LiveClients } from './live-clients.js';
+import { DUMMY_SECRET_HASH, verifySecret } from './secrets.js';
+import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys.js';
 
 /*
- * Access tokens are OPAQUE random strings (256 bits), stored only as a SHA-256 hash with their client,
- * instance, user, scopes and expiry. Why not JWTs: revocation (deleting a client) is a single DELETE and
- * takes effect at once, no signing key has to be managed or rotated, and no claim leaks to whoever holds a
- * token. The cost: one indexed lookup per request, and SDKs that read `exp` from a JWT fall back to the
- * response's `expires_in` (they then renew on their own schedule or per call — both still work).
+ * Access tokens are signed JWTs (RFC 9068 profile: `typ: at+jwt`), as the real service issues them: SDKs
+ * read `exp` to know when to renew, and resource servers can verify them offline with the keys published at
+ * /.well-known/jwks.json. Nothing is stored per token. A token is accepted when its signature, issuer,
+ * audience and expiry hold and its client still exists — so deleting a client revokes its tokens at once
+ * (see live-clients.ts for how that stays cheap and correct across instances).
  */
+
+/** The `aud` of every access token: this API. */
+export const TOKEN_AUDIENCE = 'platform-api';
+
+/** Longer than any token we issue (~700 characters); a longer one is refused without parsing. */
+const MAX_TOKEN_LENGTH = 4096;
 
 export interface AuthContext {
   clientId: string;
@@ -28,25 +37,30 @@ export interface AuthenticatedClient {
   scopes: string[];
 }
 
+/** Our client ids are UUIDs: anything else is refused before it reaches the database. */
+const CLIENT_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Checks HTTP Basic client credentials. Same work whether or not the client id exists. */
 export async function authenticateClient(
   db: Kysely<Database>,
   clientId: string,
   clientSecret: string,
 ): Promise<AuthenticatedClient | undefined> {
-  const client = await db
-    .selectFrom('clients')
-    .innerJoin('instances', 'instances.id', 'clients.instance_id')
-    .select([
-      'clients.id',
-      'clients.instance_id',
-      'instances.name as instance_name',
-      'clients.user_id',
-      'clients.scopes',
-      'clients.secret_hash',
-    ])
-    .where('clients.id', '=', clientId)
-    .executeTakeFirst();
+  const client = CLIENT_ID_PATTERN.test(clientId)
+    ? await db
+        .selectFrom('clients')
+        .innerJoin('instances', 'instances.id', 'clients.instance_id')
+        .select([
+          'clients.id',
+          'clients.instance_id',
+          'instances.name as instance_name',
+          'clients.user_id',
+          'clients.scopes',
+          'clients.secret_hash',
+        ])
+        .where('clients.id', '=', clientId)
+        .executeTakeFirst()
+    : undefined;
   const ok = await verifySecret(clientSecret, client?.secret_hash ?? DUMMY_SECRET_HASH);
   if (!client || !ok) return undefined;
   return {
@@ -65,61 +79,76 @@ export interface IssuedToken {
   scopes: string[];
 }
 
+export interface TokenSettings {
+  clock: Clock;
+  keys: SigningKeys;
+  clients: LiveClients;
+  /** The `iss` of the tokens: the server's public base URL. */
+  issuer: () => string;
+}
+
 export async function issueAccessToken(
-  db: Kysely<Database>,
-  clock: Clock,
+  settings: TokenSettings,
   client: AuthenticatedClient,
   scopes: string[],
   ttlSeconds: number,
 ): Promise<IssuedToken> {
-  const accessToken = randomToken(32);
+  const key = await settings.keys.current();
   const jti = randomUUID();
-  const now = clock.now();
-  await db
-    .insertInto('access_tokens')
-    .values({
-      token_hash: sha256Hex(accessToken),
-      jti,
-      client_id: client.id,
-      instance_id: client.instanceId,
-      user_id: client.userId,
-      scopes: scopes.join(' '),
-      expires_at: now + ttlSeconds * 1000,
-      created_at: now,
-    })
-    .execute();
-  // Expired tokens are useless: prune them now and then, on the write path, instead of a timer.
-  if (Math.random() < 0.01) await db.deleteFrom('access_tokens').where('expires_at', '<', now).execute();
+  const issuedAt = Math.floor(settings.clock.now() / 1000);
+  const accessToken = await new SignJWT({
+    client_id: client.id,
+    scope: scopes.join(' '),
+    customer: client.instanceName,
+    userId: client.userId,
+  })
+    .setProtectedHeader({ alg: SIGNING_ALGORITHM, typ: 'at+jwt', kid: key.kid })
+    .setIssuer(settings.issuer())
+    .setSubject(client.id)
+    .setAudience(TOKEN_AUDIENCE)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + ttlSeconds)
+    .setJti(jti)
+    .sign(key.privateKey);
   return { accessToken, jti, expiresIn: ttlSeconds, scopes };
 }
 
-/** Resolves a bearer token; undefined when unknown, expired or revoked (its client deleted). */
+/** Resolves a bearer token; undefined when malformed, badly signed, expired or revoked (client deleted). */
 export async function verifyAccessToken(
-  db: Kysely<Database>,
-  clock: Clock,
+  settings: TokenSettings,
   token: string,
 ): Promise<AuthContext | undefined> {
-  if (token.length === 0 || token.length > 512) return undefined;
-  const row = await db
-    .selectFrom('access_tokens')
-    .innerJoin('clients', 'clients.id', 'access_tokens.client_id')
-    .innerJoin('instances', 'instances.id', 'access_tokens.instance_id')
-    .select([
-      'access_tokens.client_id',
-      'access_tokens.instance_id',
-      'instances.name as instance_name',
-      'access_tokens.user_id',
-      'access_tokens.scopes',
-      'access_tokens.expires_at',
-    ])
-    .where('access_tokens.token_hash', '=', sha256Hex(token))
-    .executeTakeFirst();
-  if (!row || row.expires_at <= clock.now()) return undefined;
+  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
+  let claims: Record<string, unknown>;
+  try {
+    ({ payload: claims } = await jwtVerify(
+      token,
+      async (header) => {
+        const key = await settings.keys.verificationKey(header.kid);
+        if (!key) throw new joseErrors.JWKSNoMatchingKey();
+        return key;
+      },
+      {
+        algorithms: [SIGNING_ALGORITHM],
+        typ: 'at+jwt',
+        issuer: settings.issuer(),
+        audience: TOKEN_AUDIENCE,
+        currentDate: new Date(settings.clock.now()),
+        requiredClaims: ['exp', 'iat', 'jti', 'sub', 'scope'],
+      },
+    ));
+  } catch (error) {
+    if (error instanceof joseErrors.JOSEError) return undefined;
+    throw error;
+  }
+  if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string') return undefined;
+  const client = await settings.clients.find(claims.sub);
+  if (!client) return undefined;
   return {
-    clientId: row.client_id,
-    instanceId: row.instance_id,
-    instanceName: row.instance_name,
-    userId: row.user_id,
-    scopes: row.scopes.split(' ').filter(Boolean),
+    clientId: claims.sub,
+    instanceId: client.instanceId,
+    instanceName: client.instanceName,
+    userId: client.userId,
+    scopes: claims.scope.split(' ').filter(Boolean),
   };
 }

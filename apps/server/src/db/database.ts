@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type Generated, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from './migrations.js';
 
@@ -30,7 +30,8 @@ export interface UsersTable {
   location: string | null;
   timezone: string | null;
   locale: string | null;
-  employee_number: number | null;
+  /** Decimal digits (up to 18): exact where a 64-bit integer read into JavaScript would not be. */
+  employee_number: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -85,16 +86,19 @@ export interface ClientsTable {
   created_at: number;
 }
 
-export interface AccessTokensTable {
-  /** SHA-256 (hex) of the opaque token; the token itself is never stored. */
-  token_hash: string;
-  jti: string;
-  client_id: string;
-  instance_id: number;
-  user_id: number;
-  scopes: string;
-  expires_at: number;
+/** Keys that sign access tokens (JWTs); the newest unretired one signs, every listed one verifies. */
+export interface SigningKeysTable {
+  /** The JWK `kid`. */
+  id: string;
+  /** JWS algorithm, e.g. ES256. */
+  algorithm: string;
+  /** PKCS #8 PEM. */
+  private_key: string;
+  /** JSON: the public JWK as published at /.well-known/jwks.json. */
+  public_jwk: string;
   created_at: number;
+  /** Set by `keys rotate`: the key signs no more, and verifies only the tokens it signed until they expire. */
+  retired_at: number | null;
 }
 
 export interface ChannelsTable {
@@ -171,7 +175,10 @@ export interface EventDeliveriesTable {
   subscription_id: string;
   event_type: string;
   url: string;
-  /** JSON payload, valid against the spec's webhook schema. */
+  /**
+   * JSON payload, valid against the spec's webhook schema once the callback token is put in at send time
+   * (it is never stored in clear: delivery/callback-tokens.ts).
+   */
   payload: string;
   /** JSON array of {name, value}: the integration's configured headers, snapshotted. */
   headers: string;
@@ -193,7 +200,7 @@ export interface Database {
   group_members: GroupMembersTable;
   datasets: DatasetsTable;
   clients: ClientsTable;
-  access_tokens: AccessTokensTable;
+  signing_keys: SigningKeysTable;
   channels: ChannelsTable;
   channel_members: ChannelMembersTable;
   messages: MessagesTable;
@@ -205,9 +212,33 @@ export interface Database {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * Tells a process's caches that other connections changed what they hold (a client deleted by the CLI,
+ * by another server instance). PostgreSQL: LISTEN/NOTIFY, sent inside the writing transaction so it is
+ * delivered exactly when the change commits. SQLite: `PRAGMA data_version`, which moves whenever another
+ * connection (another process) commits; checking it costs no I/O.
+ */
+export interface ChangeFeed {
+  /** Announces a change on `channel` when `trx` commits (no-op on SQLite, where `changedElsewhere` sees it). */
+  notify(trx: Kysely<Database>, channel: string, payload: string): Promise<void>;
+  /**
+   * PostgreSQL: calls `onMessage` for every notification on `channel`, and `onReset(listening)` whenever the
+   * listening connection drops (false: notifications may be missed until it is back) or is (re)established
+   * (true). Resolves once listening (or after the first failed attempt; it keeps retrying). SQLite: undefined.
+   */
+  listen?(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onReset: (listening: boolean) => void,
+  ): Promise<void>;
+  /** SQLite: whether another connection committed since the previous call. PostgreSQL: undefined. */
+  changedElsewhere?(): boolean;
+}
+
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -218,6 +249,64 @@ export interface DatabaseConfig {
 }
 
 const PG_INT8 = 20;
+
+/** Listening connections of one PostgreSQL handle: reconnect with backoff, report every drop. */
+function postgresListener(connection: pg.ClientConfig) {
+  const stops: Array<() => Promise<void>> = [];
+  const listen: NonNullable<ChangeFeed['listen']> = (channel, onMessage, onReset) => {
+    let closed = false;
+    let client: pg.Client | undefined;
+    let retryTimer: NodeJS.Timeout | undefined;
+    let delayMs = 100;
+    let first: (() => void) | undefined;
+    const firstAttempt = new Promise<void>((resolve) => {
+      first = resolve;
+    });
+    const lost = (failed: pg.Client) => {
+      if (client !== failed && client !== undefined) return;
+      client = undefined;
+      void failed.end().catch(() => {});
+      if (closed) return;
+      onReset(false);
+      retryTimer = setTimeout(connect, delayMs);
+      retryTimer.unref();
+      delayMs = Math.min(delayMs * 2, 5_000);
+    };
+    const connect = async () => {
+      const candidate = new pg.Client(connection);
+      candidate.on('error', () => lost(candidate));
+      candidate.on('end', () => lost(candidate));
+      candidate.on('notification', (message) => {
+        if (message.channel === channel) onMessage(message.payload ?? '');
+      });
+      try {
+        await candidate.connect();
+        await candidate.query(`LISTEN "${channel}"`);
+        if (closed) {
+          await candidate.end();
+          return;
+        }
+        client = candidate;
+        delayMs = 100;
+        onReset(true);
+      } catch {
+        client = candidate;
+        lost(candidate);
+      } finally {
+        first?.();
+        first = undefined;
+      }
+    };
+    stops.push(async () => {
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      await client?.end().catch(() => {});
+    });
+    void connect();
+    return firstAttempt;
+  };
+  return { listen, close: () => Promise.all(stops.map((stop) => stop())).then(() => {}) };
+}
 
 /**
  * Opens the database (PostgreSQL when databaseUrl is set, else `<dataDir>/platform.sqlite` in WAL mode)
@@ -236,14 +325,18 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
         await setup.end();
       }
     }
-    const pool = new pg.Pool({
+    const connection: pg.ClientConfig = {
       connectionString: config.databaseUrl,
-      max: 10,
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
-      // Epoch-ms times are bigint columns: read them as JS numbers (safe up to year 285616).
+    };
+    const pool = new pg.Pool({
+      ...connection,
+      max: 10,
+      // Epoch-ms times are bigint columns: read them as JS numbers (safe up to year 285616). A value beyond
+      // 2^53 (an employee number) stays exact as a bigint.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === PG_INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
+          oid === PG_INT8 ? parseInt8 : pg.types.getTypeParser(oid, format)) as never,
       },
     });
     // An idle client losing its connection must not crash the process.
@@ -255,7 +348,21 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
       await db.destroy();
       throw error;
     }
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const listener = postgresListener(connection);
+    return {
+      db,
+      dialect: 'postgres',
+      changes: {
+        async notify(trx, channel, payload) {
+          await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
+        },
+        listen: listener.listen,
+      },
+      close: async () => {
+        await listener.close();
+        await db.destroy();
+      },
+    };
   }
 
   mkdirSync(config.dataDir, { recursive: true });
@@ -271,7 +378,27 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     await db.destroy();
     throw error;
   }
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  let dataVersion = file.pragma('data_version', { simple: true });
+  return {
+    db,
+    dialect: 'sqlite',
+    changes: {
+      notify: async () => {},
+      changedElsewhere() {
+        const now = file.pragma('data_version', { simple: true });
+        if (now === dataVersion) return false;
+        dataVersion = now;
+        return true;
+      },
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** int8 text → number when exact, else bigint (JSON output writes both as integers). */
+function parseInt8(value: string): number | bigint {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : BigInt(value);
 }
 
 /** A unique-index violation, as better-sqlite3 and pg report it. */

@@ -272,6 +272,35 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         );
       },
     },
+    '0003_jwt_access_tokens': {
+      // Access tokens become signed JWTs (src/auth/tokens.ts): nothing is stored per token any more, and
+      // the keys that sign them live here. Tokens issued as opaque strings before this stop working.
+      async up(db: AnyDb) {
+        await db.schema.dropTable('access_tokens').execute();
+        await db.schema
+          .createTable('signing_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('algorithm', 'text', (c) => c.notNull())
+          .addColumn('private_key', 'text', (c) => c.notNull())
+          .addColumn('public_jwk', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('retired_at', 'bigint')
+          .execute();
+      },
+    },
+    '0004_exact_employee_numbers': {
+      // Employee numbers up to 18 digits must come back exactly; JavaScript reads a 64-bit integer column
+      // as a double (better-sqlite3, and pg through our int8 parser below 2^53). Digits as text are exact.
+      async up(db: AnyDb) {
+        await db.schema.alterTable('users').addColumn('employee_number_digits', 'text').execute();
+        await sql`UPDATE users SET employee_number_digits = CAST(employee_number AS TEXT)`.execute(db);
+        await db.schema.alterTable('users').dropColumn('employee_number').execute();
+        await db.schema
+          .alterTable('users')
+          .renameColumn('employee_number_digits', 'employee_number')
+          .execute();
+      },
+    },
   };
 }
 

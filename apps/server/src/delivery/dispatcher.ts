@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database } from '../db/database.js';
+import { withCallbackToken } from './callback-tokens.js';
 import { parseRetryAfterMs, retryAfterCapMs, retryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender } from './sender.js';
 import { signDelivery } from './signing.js';
@@ -38,6 +39,7 @@ export interface Dispatcher {
 
 interface ClaimedDelivery {
   id: string;
+  instance_id: number;
   integration_id: string;
   subscription_id: string;
   event_type: string;
@@ -45,6 +47,7 @@ interface ClaimedDelivery {
   payload: string;
   headers: string;
   attempts: number;
+  created_at: number;
 }
 
 /** Headers the dispatcher sets itself; an integration's configured header of the same name is dropped. */
@@ -113,6 +116,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       .where('id', 'in', due)
       .returning([
         'id',
+        'instance_id',
         'integration_id',
         'subscription_id',
         'event_type',
@@ -120,6 +124,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
         'payload',
         'headers',
         'attempts',
+        'created_at',
       ])
       .execute();
     return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
@@ -155,6 +160,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     row: ClaimedDelivery,
     signingSecret: string | null,
     now: number,
+    body: string,
   ): Record<string, string> {
     // No prototype: a configured header named "constructor" or "__proto__" is just a header.
     const headers: Record<string, string> = Object.create(null);
@@ -172,7 +178,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     headers['content-type'] = 'application/json';
     headers['webhook-id'] = row.id;
     headers['x-chat-event-type'] = row.event_type;
-    if (signingSecret) Object.assign(headers, signDelivery(signingSecret, row.id, now, row.payload));
+    if (signingSecret) Object.assign(headers, signDelivery(signingSecret, row.id, now, body));
     return headers;
   }
 
@@ -195,12 +201,25 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     if (subscription.disabled_at !== null)
       return { kind: 'permanent', status: null, error: 'subscription disabled' };
     let headers: Record<string, string>;
+    let body: string;
     try {
-      headers = buildHeaders(row, integration.signing_secret, clock.now());
+      const now = clock.now();
+      body = await withCallbackToken(db, row.payload, {
+        instanceId: row.instance_id,
+        integrationId: row.integration_id,
+        eventAt: row.created_at,
+        callbackTtlMs: options.config.callbackTtlMs,
+        now,
+      });
+      headers = buildHeaders(row, integration.signing_secret, now, body);
     } catch (error) {
-      return { kind: 'permanent', status: null, error: `cannot build headers: ${(error as Error).message}` };
+      return {
+        kind: 'permanent',
+        status: null,
+        error: `cannot build the request: ${(error as Error).message}`,
+      };
     }
-    return sender.send(row.url, headers, row.payload);
+    return sender.send(row.url, headers, body);
   }
 
   async function deliver(row: ClaimedDelivery): Promise<void> {

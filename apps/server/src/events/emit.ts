@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { randomToken, sha256Hex } from '../auth/secrets.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -35,7 +34,7 @@ export interface ChatEventInput {
 
 export interface EmitServices {
   clock: Clock;
-  config: Pick<ServerConfig, 'publicUrl' | 'callbackTtlMs'>;
+  config: Pick<ServerConfig, 'publicUrl'>;
 }
 
 export const chatUser = (user: { id: number; name: string; email: string }) => ({
@@ -77,36 +76,20 @@ export async function emitChatEvent(
   const channel: Record<string, string> = { id: input.channel.id, title: input.channel.title };
   if (input.channel.parent_id !== null) channel.parentId = input.channel.parent_id;
 
+  // The callback's token is not minted here: the outbox would keep it in clear. The dispatcher mints one
+  // for each attempt and stores only its hash (delivery/callback-tokens.ts).
+  const callback = {
+    url: `${services.config.publicUrl}/v1/chat/bots/message/${encodeURIComponent(input.channel.id)}`,
+    headers: {},
+  };
+
   let written = 0;
-  // One callback token per integration and event: every subscription of the integration carries the same one.
-  const callbackByIntegration = new Map<string, Record<string, unknown>>();
   for (const subscription of subscriptions) {
     if (input.type === 'SLASH_COMMAND') {
       if (!input.command || !subscription.subscription_command) continue;
       if (normaliseCommand(subscription.subscription_command) !== normaliseCommand(input.command)) continue;
     }
     if (!(await isActiveOn(trx, subscription, input.channel))) continue;
-
-    let callback = callbackByIntegration.get(subscription.id);
-    if (!callback) {
-      const token = randomToken(32, 'hex');
-      await trx
-        .insertInto('callback_tokens')
-        .values({
-          token_hash: sha256Hex(token),
-          instance_id: input.instanceId,
-          integration_id: subscription.id,
-          channel_id: input.channel.id,
-          expires_at: now + services.config.callbackTtlMs,
-          created_at: now,
-        })
-        .execute();
-      callback = {
-        url: `${services.config.publicUrl}/v1/chat/bots/message/${encodeURIComponent(input.channel.id)}`,
-        headers: { 'x-chat-bot-token': token },
-      };
-      callbackByIntegration.set(subscription.id, callback);
-    }
 
     const owner = await trx
       .selectFrom('users')
@@ -145,10 +128,6 @@ export async function emitChatEvent(
       })
       .execute();
     written++;
-  }
-  // Spent callback tokens are useless: prune them now and then, on the write path.
-  if (written > 0 && Math.random() < 0.02) {
-    await trx.deleteFrom('callback_tokens').where('expires_at', '<', now).execute();
   }
   return written;
 }

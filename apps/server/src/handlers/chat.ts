@@ -149,15 +149,15 @@ export const chatHandlers = {
     }
     const now = clock.now();
     const joined = await db.transaction().execute(async (trx) => {
-      const added = [];
-      for (const user of users) {
-        if (await isMember(trx, channel.id, user.id)) continue;
-        await trx
-          .insertInto('channel_members')
-          .values({ channel_id: channel.id, user_id: user.id, joined_at: now })
-          .execute();
-        added.push(user);
-      }
+      // Members already there (or made so by a concurrent request) are left as they are, and not announced.
+      const inserted = await trx
+        .insertInto('channel_members')
+        .values(users.map((user) => ({ channel_id: channel.id, user_id: user.id, joined_at: now })))
+        .onConflict((conflict) => conflict.columns(['channel_id', 'user_id']).doNothing())
+        .returning('user_id')
+        .execute();
+      const insertedIds = new Set(inserted.map((row) => row.user_id));
+      const added = users.filter((user) => insertedIds.has(user.id));
       if (added.length > 0) {
         await emitChatEvent(
           trx,

@@ -35,11 +35,15 @@ export function compact<T extends Record<string, unknown>>(value: T): Compacted<
   return out as Compacted<T>;
 }
 
-/** limit/offset of a list operation: always present, the spec's schema defaults them (Ajv useDefaults). */
+/**
+ * limit/offset of a list operation: always present, the spec's schema defaults them (Ajv useDefaults). The
+ * spec allows any int64 offset; no list can hold more rows than the largest storable id, so a larger offset
+ * is past the end whatever it is, and is clamped there (a value both databases take as a bound parameter).
+ */
 export function paging(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
   if (query.limit === undefined || query.offset === undefined)
     throw new Error('limit/offset were not defaulted by validation');
-  return { limit: query.limit, offset: query.offset };
+  return { limit: query.limit, offset: Math.min(query.offset, MAX_STORED_ID) };
 }
 
 /** The resource's address relative to the server (Location is a uri-reference in the spec). */

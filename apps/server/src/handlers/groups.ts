@@ -176,19 +176,12 @@ export const groupHandlers = {
     const userId: number = ctx.params.userId;
     const user = isStorableId(userId) ? await findLiveUser(db, auth.instanceId, userId) : undefined;
     if (!user) throw notFoundProblem('user', userId);
-    const existing = await db
-      .selectFrom('group_members')
-      .select('user_id')
-      .where('group_id', '=', group.id)
-      .where('user_id', '=', user.id)
-      .executeTakeFirst();
-    // Adding a member twice is not an error (PUT is idempotent).
-    if (!existing) {
-      await db
-        .insertInto('group_members')
-        .values({ group_id: group.id, user_id: user.id, created_at: clock.now() })
-        .execute();
-    }
+    // Adding a member twice is not an error (PUT is idempotent), concurrent requests included.
+    await db
+      .insertInto('group_members')
+      .values({ group_id: group.id, user_id: user.id, created_at: clock.now() })
+      .onConflict((conflict) => conflict.columns(['group_id', 'user_id']).doNothing())
+      .execute();
     return {};
   },
 

@@ -1,7 +1,7 @@
 import { issueAccessToken } from '../auth/tokens.js';
 import { OAuthProblem } from '../errors.js';
 import { declaredScopes } from '../spec.js';
-import type { HandlerContext, HandlerMap } from './types.js';
+import type { HandlerContext, HandlerMap, Schemas } from './types.js';
 
 /*
  * The token endpoint (client-credentials grant). Client authentication already happened in the guard
@@ -13,7 +13,7 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache', expires: '0'
 async function issue(ctx: HandlerContext, params: { grant_type?: unknown; scope?: unknown }) {
   const client = ctx.client;
   if (!client) throw new Error('token endpoint reached without an authenticated client');
-  const { db, clock, config, doc } = ctx.services;
+  const { db, config, doc, tokens } = ctx.services;
   if (params.grant_type === undefined)
     throw new OAuthProblem(400, 'invalid_request', 'Missing grant_type parameter');
   if (params.grant_type !== 'client_credentials') {
@@ -33,7 +33,7 @@ async function issue(ctx: HandlerContext, params: { grant_type?: unknown; scope?
     });
   }
   const scopes = requested.length > 0 ? [...new Set(requested)] : granted;
-  const token = await issueAccessToken(db, clock, client, scopes, config.tokenTtlSeconds);
+  const token = await issueAccessToken(tokens, client, scopes, config.tokenTtlSeconds);
   const user = await db.selectFrom('users').select('role').where('id', '=', client.userId).executeTakeFirst();
   return {
     headers: NO_STORE,
@@ -51,6 +51,13 @@ async function issue(ctx: HandlerContext, params: { grant_type?: unknown; scope?
 }
 
 export const tokenHandlers = {
+  async getJsonWebKeySet(ctx) {
+    const published = await ctx.services.tokens.keys.published();
+    return {
+      headers: { 'cache-control': 'public, max-age=300' },
+      body: { keys: published.map((key) => key.jwk as Schemas['JsonWebKey']) },
+    };
+  },
   getAccessToken: (ctx) => issue(ctx, ctx.query ?? {}),
   createAccessToken: (ctx) => {
     const form = ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) ? ctx.body : {};

@@ -2,7 +2,7 @@ import type { operations } from '@platform-api/client/types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { AuthContext, AuthenticatedClient } from '../auth/tokens.js';
+import type { AuthContext, AuthenticatedClient, TokenSettings } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database, Dialect } from '../db/database.js';
@@ -16,6 +16,8 @@ export interface Services {
   config: ServerConfig;
   doc: OpenApiDocument;
   logger: Logger;
+  /** Signing keys and the live-client cache behind access tokens. */
+  tokens: TokenSettings;
   /** SSRF check of a webhook URL at subscription time (src/delivery/ssrf.ts). */
   checkWebhookTarget(url: string, allowList: string[]): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** False while shutting down or when the database is unreachable. */

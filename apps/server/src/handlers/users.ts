@@ -1,6 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, UsersTable } from '../db/database.js';
-import { badRequest } from '../errors.js';
 import {
   compact,
   conflict,
@@ -16,16 +15,20 @@ import { type HandlerMap, requireAuth, type Schemas } from './types.js';
 
 type UserRow = Selectable<UsersTable>;
 
-/** employeeNumber arrives as an integer or a numeric string (EmployeeNumberInput); it is stored and returned as an integer. */
-function employeeNumber(value: unknown): number | null | undefined {
-  if (value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) {
-    throw badRequest('Invalid request body', [
-      { field: 'body.employeeNumber', message: `must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}` },
-    ]);
-  }
-  return n;
+/**
+ * employeeNumber arrives as an integer or a string of up to 18 digits (EmployeeNumberInput, validated by the
+ * spec) and is stored as its digits, so that every value the spec allows comes back exactly.
+ */
+function employeeNumberDigits(value: number | string | undefined): string | undefined {
+  return value === undefined ? undefined : BigInt(value).toString();
+}
+
+/** Stored digits → the integer responses carry: a number, or a bigint beyond 2^53 (written exactly). */
+function employeeNumberOf(digits: string | null): number | undefined {
+  if (digits === null) return undefined;
+  const n = Number(digits);
+  // The response serializer writes a bigint as its digits; the generated type only knows `number`.
+  return Number.isSafeInteger(n) ? n : (BigInt(digits) as unknown as number);
 }
 
 async function groupsOf(db: Kysely<Database>, userId: number) {
@@ -52,7 +55,7 @@ async function userBody(db: Kysely<Database>, row: UserRow): Promise<Schemas['Us
     location: row.location,
     timezone: row.timezone,
     locale: row.locale,
-    employeeNumber: row.employee_number,
+    employeeNumber: employeeNumberOf(row.employee_number),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     groups: await groupsOf(db, row.id),
@@ -108,7 +111,7 @@ export const userHandlers = {
           location: body.location ?? null,
           timezone: body.timezone ?? null,
           locale: body.locale ?? null,
-          employee_number: employeeNumber(body.employeeNumber) ?? null,
+          employee_number: employeeNumberDigits(body.employeeNumber) ?? null,
           created_at: now,
           updated_at: now,
           deleted_at: null,
@@ -184,21 +187,14 @@ export const userHandlers = {
     if (body.name !== undefined) changes.name = body.name;
     if (body.email !== undefined) changes.email = body.email;
     if (body.role !== undefined) changes.role = body.role;
-    if (body.roleId !== undefined) {
-      if (!Number.isSafeInteger(body.roleId)) {
-        throw badRequest('Invalid request body', [
-          { field: 'body.roleId', message: `must be at most ${Number.MAX_SAFE_INTEGER}` },
-        ]);
-      }
-      changes.role_id = body.roleId;
-    }
+    if (body.roleId !== undefined) changes.role_id = body.roleId;
     if (body.title !== undefined) changes.title = body.title;
     if (body.alternateEmail !== undefined) changes.alternate_email = body.alternateEmail;
     if (body.phone !== undefined) changes.phone = body.phone;
     if (body.location !== undefined) changes.location = body.location;
     if (body.timezone !== undefined) changes.timezone = body.timezone;
     if (body.locale !== undefined) changes.locale = body.locale;
-    const employee = employeeNumber(body.employeeNumber);
+    const employee = employeeNumberDigits(body.employeeNumber);
     if (employee !== undefined) changes.employee_number = employee;
     if (Object.keys(changes).length > 0) {
       await db

@@ -1,5 +1,6 @@
 // The dispatcher against a real HTTPS receiver, on SQLite and on PostgreSQL (a fresh schema per run).
 
+import { createHash } from 'node:crypto';
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -95,7 +96,24 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
     const [request] = receiver.requests;
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe('/events?source=platform');
-    expect(request?.body).toBe(payload);
+    // The payload as queued, with a callback token minted for this attempt; only its hash is stored.
+    const sent = JSON.parse(request?.body ?? '{}');
+    const token = sent.callback.headers['x-chat-bot-token'];
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    const queued = JSON.parse(payload);
+    expect(sent).toEqual({
+      ...queued,
+      callback: { ...queued.callback, headers: { 'x-chat-bot-token': token } },
+    });
+    const stored = await database.db
+      .selectFrom('callback_tokens')
+      .selectAll()
+      .where('token_hash', '=', createHash('sha256').update(token).digest('hex'))
+      .executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ integration_id: target.integrationId, channel_id: 'c1' });
+    expect(
+      JSON.stringify(await database.db.selectFrom('event_deliveries').select('payload').execute()),
+    ).not.toContain(token);
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.headers.authorization).toBe('Bearer integration-secret');
     expect(request?.headers['x-team']).toBe('blue');
@@ -106,9 +124,7 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
       'webhook-signature': String(request?.headers['webhook-signature']),
     };
     expect(Math.abs(Number(webhookHeaders['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
-    expect(new Webhook(SIGNING_SECRET).verify(request?.body ?? '', webhookHeaders)).toEqual(
-      JSON.parse(payload),
-    );
+    expect(new Webhook(SIGNING_SECRET).verify(request?.body ?? '', webhookHeaders)).toEqual(sent);
     // A tampered body does not verify.
     expect(() => new Webhook(SIGNING_SECRET).verify(`${request?.body} `, webhookHeaders)).toThrow();
 

@@ -187,10 +187,8 @@ export function samplePayload(text = 'hello'): string {
     owner: { id: 1, displayName: 'Admin', email: 'admin@example.com' },
     organization: { domain: 'dev.example.com' },
     channel: { id: 'c1', parentId: '', title: 'general' },
-    callback: {
-      url: 'http://localhost:3000/v1/chat/bots/message/c1',
-      headers: { 'x-chat-bot-token': 'a'.repeat(64) },
-    },
+    // As the outbox stores it: the dispatcher mints the callback token at send time.
+    callback: { url: 'http://localhost:3000/v1/chat/bots/message/c1', headers: {} },
     author: { id: 1, displayName: 'Admin', email: 'admin@example.com' },
     message: { text },
   });

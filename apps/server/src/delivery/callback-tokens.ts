@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import { randomToken, sha256Hex } from '../auth/secrets.js';
+import type { Database } from '../db/database.js';
+
+/*
+ * The callback token of an event (`callback.headers["x-chat-bot-token"]`) is minted when the event is sent,
+ * not when it is queued: the outbox row keeps the payload without it, and only the token's hash is ever
+ * stored. Each attempt gets its own token; all of them are valid for the event's channel until one hour
+ * (callbackTtlMs) after the event.
+ */
+
+export const CALLBACK_TOKEN_HEADER = 'x-chat-bot-token';
+
+export interface CallbackTarget {
+  instanceId: number;
+  integrationId: string;
+  /** When the event happened (the outbox row's creation). */
+  eventAt: number;
+  callbackTtlMs: number;
+  now: number;
+}
+
+/** The payload to send: the stored one with a freshly minted callback token in it. */
+export async function withCallbackToken(
+  db: Kysely<Database>,
+  storedPayload: string,
+  target: CallbackTarget,
+): Promise<string> {
+  const payload = JSON.parse(storedPayload) as {
+    channel?: { id?: unknown };
+    callback?: { url?: unknown; headers?: Record<string, string> };
+  };
+  const channelId = payload.channel?.id;
+  if (typeof channelId !== 'string' || !payload.callback) {
+    throw new Error('stored payload has no channel id or callback');
+  }
+  const token = randomToken(32, 'hex');
+  await db
+    .insertInto('callback_tokens')
+    .values({
+      token_hash: sha256Hex(token),
+      instance_id: target.instanceId,
+      integration_id: target.integrationId,
+      channel_id: channelId,
+      expires_at: target.eventAt + target.callbackTtlMs,
+      created_at: target.now,
+    })
+    .execute();
+  // Spent tokens are useless: prune them now and then.
+  if (Math.random() < 0.02)
+    await db.deleteFrom('callback_tokens').where('expires_at', '<', target.now).execute();
+  payload.callback.headers = { ...payload.callback.headers, [CALLBACK_TOKEN_HEADER]: token };
+  return JSON.stringify(payload);
+}

@@ -1,0 +1,68 @@
+import type { FastifyRequest } from 'fastify';
+import pino, { type Logger } from 'pino';
+
+/*
+ * The server's logger: pino, with every place a credential can travel redacted — headers, fields named like
+ * secrets, and query parameters named like secrets (a client may put an access token in the URL even though
+ * the API never reads it from there; the request line is logged all the same).
+ */
+
+/** Headers and fields that must never reach a log line. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-chat-bot-token"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.clientSecret',
+  '*.client_secret',
+  '*.access_token',
+  '*.signingSecret',
+  '*.secret',
+  '*.password',
+];
+
+const SECRET_QUERY_NAMES =
+  /^(access_token|refresh_token|id_token|token|client_secret|secret|password|api_?key|x-chat-bot-token)$/i;
+
+/** The URL with the values of secret-looking query parameters replaced. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq < 0 ? pair : pair.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // a malformed name is kept as sent
+      }
+      return eq >= 0 && SECRET_QUERY_NAMES.test(name) ? `${rawName}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, q)}?${query}`;
+}
+
+/** Fastify's own request serializer, with the URL redacted; other objects logged as `req` pass as they are. */
+function serializeRequest(request: FastifyRequest) {
+  if (!request || typeof request !== 'object' || !('raw' in request)) return request;
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { req: serializeRequest },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
