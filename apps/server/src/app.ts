@@ -109,9 +109,12 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     if (httpPart !== 'body') return stringAjv.compile(schema as object) as never;
     const validate = bodyAjv.compile(schema as object);
     // Fastify validates an absent body as null: whether one is required is the operation's `required`,
-    // checked before validation (spec-routes.ts), not the schema's business.
-    const validateBody = (data: unknown) => data === null || validate(data);
+    // checked before validation (spec-routes.ts), not the schema's business. A JSON `null` sent as the
+    // body is validated like any other value. (With `schemaEnv` set, Fastify passes the request along.)
+    const validateBody = (data: unknown, context?: { parentData?: { body?: unknown } }) =>
+      (data === null && context?.parentData?.body === undefined) || validate(data, context as never);
     Object.defineProperty(validateBody, 'errors', { get: () => validate.errors });
+    Object.defineProperty(validateBody, 'schemaEnv', { value: validate.schemaEnv });
     return validateBody as never;
   });
   // Response serialization: fast-json-stringify from the spec's response schema when it can compile it;
@@ -146,7 +149,10 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
 
   app.setErrorHandler((error, request, reply) => {
     const operation = request.routeOptions.config?.operation;
-    if (operation && usesOAuthErrors(operation)) {
+    // No route (e.g. a QUERY without Content-Type, which Fastify fails before routing): what is wrong
+    // with the request does not matter, that the path has no such operation does (404 or 405).
+    if (!operation) return answerNoRoute(request, reply);
+    if (usesOAuthErrors(operation)) {
       if (Array.isArray((error as { validation?: unknown }).validation)) {
         return sendOAuthError(reply, oauthValidationProblem(error as never));
       }
@@ -155,7 +161,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     return handleError(error as FastifyError, request, reply);
   });
   const limiter = new RateLimiter(config.rateLimit.max, config.rateLimit.windowMs, () => clock.now());
-  registerSpecRoutes(app, operations, handlers, services, limiter);
+  const answerNoRoute = registerSpecRoutes(app, operations, handlers, services, limiter);
   await app.ready();
 
   return {

@@ -6,7 +6,8 @@ import { ApiProblem } from './errors.js';
  * (dataset data, with its larger limit); anything else is kept as bytes so the route can answer 415 itself
  * with the media types the operation lists. Two rules hold for all of them:
  * - an empty body is no body, whatever its Content-Type (generic clients send `Content-Type:
- *   application/json` on every request, a DELETE included); an operation that requires a body then says so;
+ *   application/json` on every request, a DELETE included); an operation that requires a body then says
+ *   so. The one exception: an empty CSV sent where CSV is accepted is a CSV without rows;
  * - text must be valid UTF-8: a malformed byte is refused (400), never stored as U+FFFD.
  */
 
@@ -35,10 +36,17 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 type Done = (error: Error | null, body?: unknown) => void;
 
-/** Decodes a text body, or refuses it; an empty body is handed on as no body at all. */
-function textParser(parse: (text: string, request: FastifyRequest, done: Done) => void) {
+/**
+ * Decodes a text body, or refuses it. An empty body is handed on as no body at all — or, for a media type
+ * whose documents may be empty (CSV: no rows), as `emptyDocument`, which the route takes as no body unless
+ * the operation accepts that media type.
+ */
+function textParser(
+  parse: (text: string, request: FastifyRequest, done: Done) => void,
+  emptyDocument?: string,
+) {
   return (request: FastifyRequest, body: Buffer, done: Done) => {
-    if (body.length === 0) return done(null, undefined);
+    if (body.length === 0) return done(null, emptyDocument);
     let text: string;
     try {
       text = utf8.decode(body);
@@ -52,9 +60,10 @@ function textParser(parse: (text: string, request: FastifyRequest, done: Done) =
 export function registerBodyParsers(app: FastifyInstance, limits: { csvBodyLimitBytes: number }): void {
   // Only these parsers: Fastify's built-in text/plain one would hand on an empty body as ''.
   app.removeAllContentTypeParsers();
-  // Fastify's own JSON parser (refuses __proto__/constructor poisoning), behind a nesting-depth check, so a
-  // deeply nested body is a 400 instead of a stack overflow in the parser or the validator.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Fastify's own JSON parser, behind a nesting-depth check, so a deeply nested body is a 400 instead of a
+  // stack overflow in the parser or the validator. `__proto__` and `constructor.prototype` keys are
+  // removed while parsing: unknown fields are ignored (the spec says so), and these cannot poison anything.
+  const parseJson = app.getDefaultJsonParser('remove', 'remove');
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer' },
@@ -82,7 +91,7 @@ export function registerBodyParsers(app: FastifyInstance, limits: { csvBodyLimit
   app.addContentTypeParser(
     'text/csv',
     { parseAs: 'buffer', bodyLimit: limits.csvBodyLimitBytes },
-    textParser((text, _request, done) => done(null, text)),
+    textParser((text, _request, done) => done(null, text), ''),
   );
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) =>
     done(null, body.length === 0 ? undefined : body),

@@ -142,7 +142,7 @@ export function registerSpecRoutes(
   handlers: HandlerMap,
   services: Services,
   limiter: RateLimiter,
-): void {
+): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   const methodsByUrl = new Map<string, Set<string>>();
 
   for (const operation of operations) {
@@ -176,15 +176,17 @@ export function registerSpecRoutes(
         if (nul.length > 0)
           throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
         if (!operation.requestBody) return;
-        // The body parsers hand on an empty body as no body (body-parsers.ts), whatever its Content-Type.
-        if (request.body === undefined || request.body === null) {
+        const mediaType = mediaTypeOf(request);
+        const accepted = mediaType !== undefined && bodyMediaTypes.includes(mediaType);
+        // An empty body is no body, whatever its Content-Type (body-parsers.ts); an empty CSV is a CSV
+        // without rows only where CSV is accepted. A JSON `null` is a body, left to the schema.
+        if (request.body === undefined || (request.body === '' && !accepted)) {
           if (operation.requestBody.required) {
             throw new ApiProblem(400, `A request body (${bodyMediaTypes.join(' or ')}) is required`);
           }
           return;
         }
-        const mediaType = mediaTypeOf(request);
-        if (!mediaType || !bodyMediaTypes.includes(mediaType)) {
+        if (!accepted) {
           throw new ApiProblem(415, `Content-Type must be ${bodyMediaTypes.join(' or ')}`);
         }
       },
@@ -229,7 +231,7 @@ export function registerSpecRoutes(
       const methods = methodsByUrl.get(toFastifyPath(path)) ?? new Set<string>();
       return { pattern: templatePattern(path), methods, allow: [...methods].sort().join(', ') };
     });
-  app.setNotFoundHandler((request, reply) => {
+  const answerNoRoute = (request: FastifyRequest, reply: FastifyReply) => {
     const path = (request.raw.url ?? request.url).split('?')[0] ?? '/';
     const known = knownPaths.find((candidate) => candidate.pattern.test(path));
     if (known && !known.methods.has(request.method)) {
@@ -238,5 +240,7 @@ export function registerSpecRoutes(
       });
     }
     return sendApiError(reply, 404, `No route for ${request.method} ${path}`);
-  });
+  };
+  app.setNotFoundHandler(answerNoRoute);
+  return answerNoRoute;
 }

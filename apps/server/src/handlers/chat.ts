@@ -4,7 +4,7 @@ import type { Database, MessagesTable } from '../db/database.js';
 import { ApiProblem, badRequest } from '../errors.js';
 import { chatUser, emitChatEvent } from '../events/emit.js';
 import { accessibleChannelOr404, type ChannelRow, canAccess, findChannel, isMember } from './chat-access.js';
-import { iso, locationOf, notFoundProblem } from './common.js';
+import { iso, isStorableId, locationOf, notFoundProblem } from './common.js';
 import { type HandlerMap, requireAuth, type Schemas } from './types.js';
 
 /*
@@ -125,17 +125,18 @@ export const chatHandlers = {
     const { db, clock, config } = ctx.services;
     const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
     const userIds = ctx.body.userIds as number[];
-    const users = await db
-      .selectFrom('users')
-      .select(['id', 'name', 'email'])
-      .where('instance_id', '=', auth.instanceId)
-      .where('deleted_at', 'is', null)
-      .where(
-        'id',
-        'in',
-        userIds.filter((id) => id <= 2_147_483_647),
-      )
-      .execute();
+    // Ids beyond the stored range exist nowhere (and an empty IN list is an error on PostgreSQL).
+    const storable = userIds.filter(isStorableId);
+    const users =
+      storable.length === 0
+        ? []
+        : await db
+            .selectFrom('users')
+            .select(['id', 'name', 'email'])
+            .where('instance_id', '=', auth.instanceId)
+            .where('deleted_at', 'is', null)
+            .where('id', 'in', storable)
+            .execute();
     const found = new Set(users.map((u) => u.id));
     const unknown = userIds.filter((id) => !found.has(id));
     if (unknown.length > 0) {
@@ -181,15 +182,14 @@ export const chatHandlers = {
     const { db, clock, config } = ctx.services;
     const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
     const userId: number = ctx.params.userId;
-    const user =
-      userId <= 2_147_483_647
-        ? await db
-            .selectFrom('users')
-            .select(['id', 'name', 'email'])
-            .where('id', '=', userId)
-            .where('instance_id', '=', auth.instanceId)
-            .executeTakeFirst()
-        : undefined;
+    const user = isStorableId(userId)
+      ? await db
+          .selectFrom('users')
+          .select(['id', 'name', 'email'])
+          .where('id', '=', userId)
+          .where('instance_id', '=', auth.instanceId)
+          .executeTakeFirst()
+      : undefined;
     if (!user || !(await isMember(db, channel.id, user.id)))
       throw notFoundProblem('member of this channel', userId);
     await db.transaction().execute(async (trx) => {

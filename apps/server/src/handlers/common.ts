@@ -36,9 +36,9 @@ export function compact<T extends Record<string, unknown>>(value: T): Compacted<
 }
 
 /**
- * limit/offset of a list operation: always present, the spec's schema defaults them (Ajv useDefaults). The
- * spec allows any int64 offset; no list can hold more rows than the largest storable id, so a larger offset
- * is past the end whatever it is, and is clamped there (a value both databases take as a bound parameter).
+ * limit/offset of a list operation: always present, the spec's schema defaults them (Ajv useDefaults). No
+ * list can hold more rows than the largest storable id, so a larger offset (the spec allows up to 2^53 − 1)
+ * is past the end whatever it is, and is clamped there.
  */
 export function paging(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
   if (query.limit === undefined || query.offset === undefined)
