@@ -1,11 +1,11 @@
 <?php
-// Installs WordPress headless and seeds the content the site contract tests rely on.
-// Run by wordpress.sh with the PHP CLI on every `up`; every step is idempotent (a seeded item that
-// a test deleted is created again). Reads its inputs from the environment, prints KEY=value lines
-// on stdout for wordpress.sh, and reports progress and errors on stderr.
+// Installs one WordPress headless: admin user, permalinks, time zone, block theme and an application
+// password. No content: the site contract tests create what they need through the REST API.
+// Run by wordpress.sh with the PHP CLI on every `up` of each site; every step is idempotent. Reads its
+// inputs from the environment, prints KEY=value lines on stdout for wordpress.sh, and reports progress
+// and errors on stderr. Works with every WordPress the script serves (6.1 and 7.1).
 
 const SEED_APP_PASSWORD_NAME = 'contract-tests';
-const SEED_THEME = 'twentytwentythree';
 const SEED_PERMALINKS = '/%postname%/';
 
 function env_required(string $name): string
@@ -23,6 +23,9 @@ $adminUser = env_required('WORDPRESS_USER');
 $adminPassword = env_required('WORDPRESS_ADMIN_PASSWORD');
 $adminEmail = env_required('WORDPRESS_ADMIN_EMAIL');
 $previousAppPassword = (string) getenv('WORDPRESS_APP_PASSWORD');
+// ABSPATH of the site (Debian's /usr/share/wordpress, or the unpacked newer package) and its block theme.
+$wordpressRoot = rtrim(env_required('WORDPRESS_ROOT'), '/');
+$provisionTheme = env_required('WORDPRESS_THEME');
 
 // Debian's wp-config.php reads the config name and the host from $_SERVER, as under a web server.
 $_SERVER['WORDPRESS_CONFIG'] = env_required('WORDPRESS_CONFIG');
@@ -46,11 +49,8 @@ $GLOBALS['wp_filter']['pre_http_request'][10][] = [
     'accepted_args' => 1,
 ];
 
-require '/usr/share/wordpress/wp-load.php';
+require $wordpressRoot . '/wp-load.php';
 require_once ABSPATH . 'wp-admin/includes/upgrade.php';
-require_once ABSPATH . 'wp-admin/includes/post.php';
-require_once ABSPATH . 'wp-admin/includes/image.php';
-require_once ABSPATH . 'wp-admin/includes/nav-menu.php';
 
 function fail_on_error($result, string $what)
 {
@@ -100,20 +100,24 @@ if (get_option('timezone_string') !== 'UTC') {
     update_option('timezone_string', 'UTC');
 }
 
-if (get_stylesheet() !== SEED_THEME) {
-    $theme = wp_get_theme(SEED_THEME);
-    if (!$theme->exists()) {
-        fwrite(STDERR, 'provision.php: theme ' . SEED_THEME . ' is not in ' . get_theme_root() . "\n");
+if (get_stylesheet() !== $provisionTheme) {
+    if (!wp_get_theme($provisionTheme)->exists()) {
+        fwrite(STDERR, "provision.php: theme $provisionTheme is not in " . get_theme_root() . "\n");
         exit(1);
     }
-    switch_theme(SEED_THEME);
-    note('theme switched to ' . SEED_THEME);
+    switch_theme($provisionTheme);
+    note("theme switched to $provisionTheme");
 }
 
 // --- application password ----------------------------------------------------------------------
 $appPassword = '';
+// WordPress 6.8+ stores application passwords as wp_fast_hash() (`$generic$…`), which
+// wp_check_password() does not verify; its own check_password() knows both forms.
+$verifies = method_exists('WP_Application_Passwords', 'check_password')
+    ? static fn (string $password, string $hash): bool => WP_Application_Passwords::check_password($password, $hash)
+    : static fn (string $password, string $hash): bool => wp_check_password($password, $hash, $admin->ID);
 foreach (WP_Application_Passwords::get_user_application_passwords($admin->ID) as $item) {
-    if ($previousAppPassword !== '' && wp_check_password($previousAppPassword, $item['password'], $admin->ID)) {
+    if ($previousAppPassword !== '' && $verifies($previousAppPassword, $item['password'])) {
         $appPassword = $previousAppPassword;
         break;
     }
@@ -132,159 +136,5 @@ if ($appPassword === '') {
     note('created a new application password');
 }
 
-// --- seed content --------------------------------------------------------------------------------
-function find_seeded(string $postType, string $slug): ?WP_Post
-{
-    $found = get_posts([
-        'name' => $slug,
-        'post_type' => $postType,
-        'post_status' => ['publish', 'inherit', 'draft', 'pending', 'private', 'future'],
-        'numberposts' => 1,
-        'suppress_filters' => true,
-    ]);
-    return $found[0] ?? null;
-}
-
-// Creates a published item and edits it once, so that it has revisions and an autosave.
-function seed_post(string $postType, string $slug, array $fields, bool $withAutosave): int
-{
-    $existing = find_seeded($postType, $slug);
-    if ($existing) {
-        return $existing->ID;
-    }
-    $id = fail_on_error(wp_insert_post(wp_slash($fields + [
-        'post_type' => $postType,
-        'post_name' => $slug,
-        'post_status' => 'publish',
-    ]), true), "creating $postType $slug");
-    fail_on_error(wp_update_post(wp_slash([
-        'ID' => $id,
-        'post_content' => $fields['post_content'] . "\n\n<!-- wp:paragraph -->\n<p>Edited once, so there is a revision.</p>\n<!-- /wp:paragraph -->",
-    ]), true), "updating $postType $slug");
-    if ($withAutosave) {
-        fail_on_error(wp_create_post_autosave(wp_slash([
-            'post_ID' => $id,
-            'post_type' => $postType,
-            'post_title' => $fields['post_title'] . ' (autosaved)',
-            'post_content' => $fields['post_content'],
-            'post_excerpt' => $fields['post_excerpt'] ?? '',
-        ])), "autosaving $postType $slug");
-    }
-    note("seeded $postType $slug (id $id)");
-    return $id;
-}
-
-function paragraph(string $text): string
-{
-    return "<!-- wp:paragraph -->\n<p>$text</p>\n<!-- /wp:paragraph -->";
-}
-
-$categoryId = term_exists('Seeded category', 'category')['term_id']
-    ?? fail_on_error(wp_insert_term('Seeded category', 'category', ['slug' => 'seeded-category']), 'creating the category')['term_id'];
-$tagId = term_exists('seeded', 'post_tag')['term_id']
-    ?? fail_on_error(wp_insert_term('seeded', 'post_tag', ['slug' => 'seeded']), 'creating the tag')['term_id'];
-
-$postId = seed_post('post', 'seeded-post', [
-    'post_title' => 'Seeded post',
-    'post_content' => paragraph('A published post the site contract tests rely on.'),
-    'post_excerpt' => 'A published post for the contract tests.',
-    'post_author' => $admin->ID,
-    'post_category' => [(int) $categoryId],
-    'tags_input' => ['seeded'],
-], true);
-
-$pageId = seed_post('page', 'seeded-page', [
-    'post_title' => 'Seeded page',
-    'post_content' => paragraph('A published page the site contract tests rely on.'),
-    'post_author' => $admin->ID,
-    'menu_order' => 1,
-], true);
-
-$blockId = seed_post('wp_block', 'seeded-block', [
-    'post_title' => 'Seeded reusable block',
-    'post_content' => paragraph('A reusable block the site contract tests rely on.'),
-    'post_author' => $admin->ID,
-], true);
-
-// A small PNG made here (no image library needed): an 8-bit RGB gradient. 200×150 is just big
-// enough for WordPress to make a 150×150 thumbnail, so media_details.sizes is not empty.
-function generate_png(int $width, int $height): string
-{
-    $chunk = static fn (string $type, string $data): string =>
-        pack('N', strlen($data)) . $type . $data . pack('N', crc32($type . $data));
-    $raw = '';
-    for ($y = 0; $y < $height; $y++) {
-        $raw .= "\0";
-        for ($x = 0; $x < $width; $x++) {
-            $raw .= chr((int) (255 * $x / ($width - 1))) . chr((int) (255 * $y / ($height - 1))) . chr(160);
-        }
-    }
-    return "\x89PNG\r\n\x1a\n"
-        . $chunk('IHDR', pack('NNCCCCC', $width, $height, 8, 2, 0, 0, 0))
-        . $chunk('IDAT', gzcompress($raw, 9))
-        . $chunk('IEND', '');
-}
-
-$mediaId = find_seeded('attachment', 'seeded-image')?->ID;
-if (!$mediaId) {
-    $upload = wp_upload_bits('seeded-image.png', null, generate_png(200, 150));
-    if (!empty($upload['error'])) {
-        fwrite(STDERR, 'provision.php: uploading the seeded image failed: ' . $upload['error'] . "\n");
-        exit(1);
-    }
-    $mediaId = fail_on_error(wp_insert_attachment(wp_slash([
-        'post_title' => 'Seeded image',
-        'post_name' => 'seeded-image',
-        'post_content' => 'A generated PNG the site contract tests rely on.',
-        'post_excerpt' => 'Seeded image caption',
-        'post_mime_type' => 'image/png',
-        'post_status' => 'inherit',
-        'post_author' => $admin->ID,
-        'guid' => $upload['url'],
-    ]), $upload['file'], $postId, true), 'creating the seeded media item');
-    wp_update_attachment_metadata($mediaId, wp_generate_attachment_metadata($mediaId, $upload['file']));
-    update_post_meta($mediaId, '_wp_attachment_image_alt', 'Seeded image');
-    note("seeded media seeded-image (id $mediaId)");
-}
-
-$menu = wp_get_nav_menu_object('Seeded menu');
-$menuId = $menu ? $menu->term_id : fail_on_error(wp_create_nav_menu('Seeded menu'), 'creating the menu');
-$menuItems = wp_get_nav_menu_items($menuId, ['post_status' => 'publish,draft']) ?: [];
-$customLinkUrl = home_url('/seeded-page/');
-$menuItemId = 0;
-$hasCustomLink = false;
-foreach ($menuItems as $item) {
-    if ($item->type === 'post_type' && (int) $item->object_id === $postId) {
-        $menuItemId = $item->ID;
-    }
-    $hasCustomLink = $hasCustomLink || ($item->type === 'custom' && $item->url === $customLinkUrl);
-}
-if (!$menuItemId) {
-    $menuItemId = fail_on_error(wp_update_nav_menu_item($menuId, 0, [
-        'menu-item-title' => 'Seeded post',
-        'menu-item-object' => 'post',
-        'menu-item-object-id' => $postId,
-        'menu-item-type' => 'post_type',
-        'menu-item-status' => 'publish',
-        'menu-item-position' => 1,
-    ]), 'creating the menu item');
-    note("seeded menu item $menuItemId (menu $menuId)");
-}
-if (!$hasCustomLink) {
-    $customLinkId = fail_on_error(wp_update_nav_menu_item($menuId, 0, [
-        'menu-item-title' => 'Seeded custom link',
-        'menu-item-url' => $customLinkUrl,
-        'menu-item-type' => 'custom',
-        'menu-item-status' => 'publish',
-        'menu-item-position' => 2,
-    ]), 'creating the custom menu item');
-    note("seeded menu item $customLinkId (menu $menuId)");
-}
-
 echo "WORDPRESS_APP_PASSWORD=$appPassword\n";
-echo "WORDPRESS_SEED_POST_ID=$postId\n";
-echo "WORDPRESS_SEED_PAGE_ID=$pageId\n";
-echo "WORDPRESS_SEED_MEDIA_ID=$mediaId\n";
-echo "WORDPRESS_SEED_BLOCK_ID=$blockId\n";
-echo "WORDPRESS_SEED_MENU_ID=$menuId\n";
-echo "WORDPRESS_SEED_MENU_ITEM_ID=$menuItemId\n";
+echo 'WORDPRESS_VERSION=' . get_bloginfo('version') . "\n";

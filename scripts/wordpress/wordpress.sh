@@ -1,47 +1,49 @@
 #!/usr/bin/env bash
-# A real WordPress 6.1 (Debian's packages) for the content site's contract tests, without systemd:
-# a private MariaDB (unix socket only) and `php -S` with a router script, all state in one folder.
+# Real WordPress sites for the content site's contract tests, without systemd: Debian 12's own
+# `wordpress` package (6.1) and the newest one in Debian's archive (7.1 from forky/sid: its .deb fetched
+# with apt's own tools through a private apt configuration, unpacked into the state folder, run by
+# bookworm's PHP 8.2). Each site has its own subfolder, port, database and env file; both use one
+# private MariaDB (unix socket only), and each is served by `php -S` with a router script.
 #
-#   wordpress.sh up      install what is missing, start, provision, seed; wait for /wp-json/
-#   wordpress.sh stop    stop php and mariadbd
-#   wordpress.sh status  running/stopped with the URL (exit 0/1)
-#   wordpress.sh env     print `export WORDPRESS_…=…` lines (eval "$(wordpress.sh env)")
-#   wordpress.sh reset   stop and delete the state folder and its config (the next `up` starts afresh)
+#   wordpress.sh up            install/fetch what is missing, start, provision; wait for every /wp-json/
+#   wordpress.sh stop          stop every php server of the state folder (whole process groups) and mariadbd
+#   wordpress.sh status        one line per site (exit 0 when every site answers)
+#   wordpress.sh env [LINE]    `export WORDPRESS_…=…` lines of one site (default: the first, Debian 12's)
+#   wordpress.sh reset         stop, then delete the state folder and the configs (the next `up` starts afresh)
 #
-# Environment: WORDPRESS_STATE_DIR (default <repo>/.state/wordpress), WORDPRESS_PORT (default 8080),
-# WORDPRESS_UP_TIMEOUT (seconds to wait for /wp-json/, default 60).
+# Environment: WORDPRESS_STATE_DIR (default <repo>/.state/wordpress), WORDPRESS_PORT (the first site's
+# port, default 8080; the next site takes the next one), WORDPRESS_UP_TIMEOUT (seconds to wait for each
+# /wp-json/, default 60).
 set -euo pipefail
 
 readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 readonly HOST=127.0.0.1
-# Without WORDPRESS_PORT, `up` moves on to the next free port when 8080 belongs to another program.
-PORT="${WORDPRESS_PORT:-8080}"
-URL="http://$HOST:$PORT"
-[[ $PORT =~ ^[0-9]+$ ]] || { echo "wordpress: ERROR: WORDPRESS_PORT must be a number, not '$PORT'" >&2; exit 1; }
+readonly BASE_PORT="${WORDPRESS_PORT:-8080}"
+[[ $BASE_PORT =~ ^[0-9]+$ ]] || { echo "wordpress: ERROR: WORDPRESS_PORT must be a number, not '$BASE_PORT'" >&2; exit 1; }
+readonly LAST_PORT=8099
 readonly UP_TIMEOUT="${WORDPRESS_UP_TIMEOUT:-60}"
-readonly WP_ROOT=/usr/share/wordpress
-readonly THEME=twentytwentythree
+readonly SYSTEM_ROOT=/usr/share/wordpress
+readonly SYSTEM_THEME=twentytwentythree
 readonly ADMIN_USER=admin
-readonly DB_NAME=wordpress
-readonly DB_USER=wordpress
 readonly APT_PACKAGES=(wordpress wordpress-theme-twentytwentythree mariadb-server-core mariadb-client
   php-cli php-mysql php-xml php-mbstring curl)
+# Where the newest WordPress comes from: the highest version of these suites wins (apt's own choice).
+readonly ARCHIVE_MIRROR=http://deb.debian.org/debian
+readonly ARCHIVE_SUITES=(forky sid)
+# Debian's package links these PHP libraries instead of bundling them (wp-includes/PHPMailer, ID3);
+# they are unpacked beside it so that its relative symlinks resolve inside the state folder.
+readonly ARCHIVE_LIBRARIES=(libphp-phpmailer php-getid3)
 
 readonly STATE_DIR="$(realpath -m "${WORDPRESS_STATE_DIR:-$REPO_ROOT/.state/wordpress}")"
+readonly LOG_DIR="$STATE_DIR/logs"
 readonly DATA_DIR="$STATE_DIR/mariadb/data"
 readonly MARIADB_PID_FILE="$STATE_DIR/mariadb/mariadbd.pid"
 readonly MARIADB_LOG="$STATE_DIR/mariadb/mariadbd.log" # in the folder mariadbd owns
-readonly CONTENT_DIR="$STATE_DIR/wp-content"
-readonly PHP_PID_FILE="$STATE_DIR/php-server.pid"
-readonly PHP_LOG="$STATE_DIR/logs/php-server.log"
-readonly PORT_FILE="$STATE_DIR/php-server.port"
-readonly SECRETS_FILE="$STATE_DIR/secrets.env"
-readonly ENV_FILE="$STATE_DIR/env"
+readonly APT_DIR="$STATE_DIR/apt"
 readonly ROUTER="$SCRIPT_DIR/router.php"
-# One config per state folder, so two checkouts on one machine do not overwrite each other's.
-readonly CONFIG_NAME="platform-api-$(printf '%s' "$STATE_DIR" | sha256sum | cut -c1-10)"
-readonly CONFIG_FILE="/etc/wordpress/config-$CONFIG_NAME.php"
+# Configs are named after a hash of the folder they belong to: two checkouts never share one.
+config_name_for() { printf 'platform-api-%s' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
 
 # The path goes into PHP string literals, and mariadb-install-db cannot handle spaces in it.
 if [[ $STATE_DIR == *[\'\"\\\ ]* ]]; then
@@ -51,7 +53,7 @@ fi
 
 # A unix socket path must fit in 108 bytes; a deep state folder gets a short one in /tmp.
 SOCKET="$STATE_DIR/mariadb/mariadbd.sock"
-if ((${#SOCKET} > 100)); then SOCKET="/tmp/mariadbd-$CONFIG_NAME.sock"; fi
+if ((${#SOCKET} > 100)); then SOCKET="/tmp/mariadbd-$(config_name_for "$STATE_DIR").sock"; fi
 readonly SOCKET
 
 log() { printf 'wordpress: %s\n' "$*" >&2; }
@@ -106,6 +108,9 @@ terminate() { # seconds pid…
 }
 
 port_in_use() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+# Ports `up` has chosen for sites it has not started yet.
+RESERVED_PORTS=()
+port_taken() { [[ " ${RESERVED_PORTS[*]} " == *" $1 "* ]] || port_in_use "$1"; }
 
 # A zombie counts as exited: some init processes take seconds to reap the orphans.
 is_running() { [[ -r /proc/$1/status ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
@@ -123,6 +128,16 @@ log_tail() {
   printf -- '--- last lines of %s ---\n' "$1" >&2
   tail -n 25 "$1" >&2
 }
+
+elapsed_since() { # start in ns → "1.234"
+  local ms=$((($(date +%s%N) - $1) / 1000000))
+  printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
+}
+
+# `6.1.9+dfsg1-0+deb12u1` → `6.1.9`; `7.1.4+dfsg1-1` → `7.1.4`.
+upstream_version() { sed -E 's/^[0-9]+://; s/[+~-].*$//' <<<"$1"; }
+# `6.1.9` → `6.1`: the site's name and subfolder.
+version_line() { cut -d. -f1,2 <<<"$1"; }
 
 # --- packages ------------------------------------------------------------------------------------
 missing_packages() {
@@ -152,13 +167,169 @@ ensure_packages() {
   local status=0
   {
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${APT_PACKAGES[@]}"
-  } >"$STATE_DIR/logs/apt.log" 2>&1 || status=$?
+  } >"$LOG_DIR/apt.log" 2>&1 || status=$?
   [[ -n $added_policy ]] && rm -f "$policy"
   if ((status != 0)); then
-    log_tail "$STATE_DIR/logs/apt.log"
-    die "apt-get failed (exit $status); full log in $STATE_DIR/logs/apt.log"
+    log_tail "$LOG_DIR/apt.log"
+    die "apt-get failed (exit $status); full log in $LOG_DIR/apt.log"
   fi
   log "packages installed in $((SECONDS - started)) s"
+}
+
+# --- the newest WordPress from Debian's archive ----------------------------------------------------
+# A private apt configuration: its own sources (the suites above, `Architecture: all` indexes only),
+# lists, cache and an empty dpkg status, so the machine's apt sources and package state are never
+# read or changed. The system's apt.conf.d still applies (proxies, mirrors' settings).
+apt_private() { # apt-get|apt-cache args…
+  local tool=$1
+  shift
+  local sandbox=()
+  # apt drops to _apt for downloads; when _apt cannot write the target folder it would warn and run as root.
+  if is_root && ! runuser -u _apt -- test -w "$APT_DIR/debs" 2>/dev/null; then sandbox=(-o APT::Sandbox::User=root); fi
+  "$tool" -q -o Dir::Etc::SourceList="$APT_DIR/sources.list" -o Dir::Etc::SourceParts="$APT_DIR/sources.list.d" \
+    -o Dir::Etc::Preferences="$APT_DIR/preferences" -o Dir::Etc::PreferencesParts="$APT_DIR/preferences.d" \
+    -o Dir::State::Lists="$APT_DIR/lists" -o Dir::State::status="$APT_DIR/status" -o Dir::Cache="$APT_DIR/cache" \
+    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= -o Acquire::Languages=none -o Debug::NoLocking=true \
+    -o Acquire::Retries=2 -o Acquire::http::Timeout=30 "${sandbox[@]}" "$@"
+}
+
+# Fetches the newest `wordpress` .deb (and the theme it recommends, and the libraries it links) into
+# <state>/apt/debs once; later `up`s use what is there (delete <state>/apt to look for a newer one).
+ensure_archive_debs() {
+  compgen -G "$APT_DIR/debs/wordpress_*.deb" >/dev/null && return 0
+  local started
+  started=$(date +%s%N)
+  mkdir -p "$APT_DIR"/{lists/partial,cache/archives/partial,sources.list.d,preferences.d,debs}
+  : >"$APT_DIR/status"
+  local suite
+  for suite in "${ARCHIVE_SUITES[@]}"; do
+    echo "deb [arch=all target=Packages signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $ARCHIVE_MIRROR $suite main"
+  done >"$APT_DIR/sources.list"
+  is_root && runuser -u _apt -- test -x "$APT_DIR" 2>/dev/null && chown _apt "$APT_DIR/debs"
+  log "fetching the newest wordpress .deb from Debian's ${ARCHIVE_SUITES[*]} (private apt configuration in $APT_DIR)"
+  local apt_log="$LOG_DIR/apt-archive.log" status=0
+  # A subshell for the cd; `|| exit` on each step because `set -e` does not apply inside `( … ) ||`.
+  (
+    cd "$APT_DIR/debs" || exit
+    apt_private apt-get update || exit
+    apt_private apt-get download wordpress || exit
+    deb=$(compgen -G 'wordpress_*.deb' | head -n1)
+    # The default theme is a separate package of the same source; the package recommends it.
+    recommends=$(dpkg-deb -f "$deb" Recommends) || exit
+    theme_package=$(grep -oE 'wordpress-theme-[a-z0-9-]+' <<<"$recommends" | head -n1)
+    [[ -n $theme_package ]] || { echo "no wordpress-theme-* in Recommends: $recommends"; exit 1; }
+    apt_private apt-get download "$theme_package=$(dpkg-deb -f "$deb" Version)" "${ARCHIVE_LIBRARIES[@]}"
+  ) >"$apt_log" 2>&1 || status=$?
+  if ((status != 0)); then
+    log_tail "$apt_log"
+    rm -f "$APT_DIR"/debs/*.deb
+    die "could not fetch WordPress from Debian's archive (${ARCHIVE_SUITES[*]}); full log in $apt_log"
+  fi
+  # The indexes (~20 MB) only served this download; the .debs are what later `up`s use.
+  rm -rf "$APT_DIR/lists" "$APT_DIR/cache"
+  log "fetched $(cd "$APT_DIR/debs" && echo *.deb) in $(elapsed_since "$started") s"
+}
+
+# Unpacks the fetched .debs (dpkg-deb -x: no maintainer scripts, nothing installed) into the site's
+# root/, again whenever the set of .debs changes.
+unpack_archive_site() { # site_dir
+  local root="$1/root" stamp
+  stamp=$(cd "$APT_DIR/debs" && sha256sum -- *.deb)
+  [[ -f $root/.unpacked && $(<"$root/.unpacked") == "$stamp" ]] && return 0
+  rm -rf "$root"
+  mkdir -p "$root"
+  local deb
+  for deb in "$APT_DIR"/debs/*.deb; do dpkg-deb -x "$deb" "$root"; done
+  # Every PHP file must resolve inside the tree; a dangling one means a library is missing above.
+  local dangling
+  dangling=$(find "$root/usr/share/wordpress" -name '*.php' -xtype l | head -n3)
+  [[ -z $dangling ]] || die "unpacked WordPress has dangling PHP symlinks (a library missing from ARCHIVE_LIBRARIES?): $dangling"
+  printf '%s\n' "$stamp" >"$root/.unpacked"
+  log "unpacked $(cd "$APT_DIR/debs" && echo *.deb) into $root"
+}
+
+# --- sites -------------------------------------------------------------------------------------------
+# A site is described by <state>/<line>/site.env (written by `up`): its version, its WordPress root
+# (ABSPATH), its theme and where the theme's files are. `stop`, `status` and `env` read those files.
+SITE=
+SITE_DIR=
+SITE_VERSION=
+SITE_ROOT=
+SITE_THEME=
+SITE_THEME_DIR=
+PREPARED_DIR=
+
+site_dirs() {
+  local file
+  for file in "$STATE_DIR"/*/site.env; do [[ -f $file ]] && dirname "$file"; done
+  return 0
+}
+
+# Sets the globals of one site; every function below works on the selected site.
+select_site() { # site_dir
+  SITE_DIR=$1
+  SITE=$(basename "$SITE_DIR")
+  SITE_VERSION=$SITE
+  SITE_ROOT=''
+  SITE_THEME=''
+  SITE_THEME_DIR=''
+  if [[ -f $SITE_DIR/site.env ]]; then
+    # Our own file; every value is a version, a theme name or a path checked above.
+    # shellcheck disable=SC1091
+    source "$SITE_DIR/site.env"
+  fi
+  DB_NAME="wordpress_${SITE//./_}"
+  DB_USER="wp_${SITE//./_}"
+  CONTENT_DIR="$SITE_DIR/wp-content"
+  PHP_PID_FILE="$SITE_DIR/php-server.pid"
+  PHP_LOG="$SITE_DIR/logs/php-server.log"
+  PORT_FILE="$SITE_DIR/php-server.port"
+  SECRETS_FILE="$SITE_DIR/secrets.env"
+  ENV_FILE="$SITE_DIR/env"
+  CONFIG_NAME=$(config_name_for "$SITE_DIR")
+  CONFIG_FILE="/etc/wordpress/config-$CONFIG_NAME.php"
+  # Unique to this site: the php server's command line names its log.
+  PHP_MARKER="error_log=$PHP_LOG"
+  # The running server's port, else the last one the env file names.
+  PORT=$(cat "$PORT_FILE" 2>/dev/null || sed -n 's#^WORDPRESS_URL=http://[^:]*:##p' "$ENV_FILE" 2>/dev/null || true)
+  [[ $PORT =~ ^[0-9]+$ ]] || PORT=$BASE_PORT
+  URL="http://$HOST:$PORT"
+}
+
+write_site_file() { # site_dir version root theme theme_dir
+  mkdir -p "$1/logs"
+  printf 'SITE_VERSION=%s\nSITE_ROOT=%s\nSITE_THEME=%s\nSITE_THEME_DIR=%s\n' "$2" "$3" "$4" "$5" >"$1/site.env.tmp"
+  mv -f "$1/site.env.tmp" "$1/site.env"
+}
+
+system_version() { upstream_version "$(dpkg-query -W -f='${Version}' wordpress)"; }
+
+# Debian 12's own package: its version from dpkg, its files where apt put them. Sets PREPARED_DIR.
+prepare_system_site() {
+  local version theme_dir
+  version=$(system_version)
+  theme_dir="$SYSTEM_ROOT/wp-content/themes/$SYSTEM_THEME"
+  [[ -d $theme_dir ]] || theme_dir=$(dirname "$(find /usr/share/wordpress /var/lib/wordpress -path "*/themes/$SYSTEM_THEME/style.css" -print -quit 2>/dev/null)")
+  [[ -f $theme_dir/style.css ]] || die "theme $SYSTEM_THEME not found (package wordpress-theme-$SYSTEM_THEME)"
+  PREPARED_DIR="$STATE_DIR/$(version_line "$version")"
+  write_site_file "$PREPARED_DIR" "$version" "$SYSTEM_ROOT" "$SYSTEM_THEME" "$theme_dir"
+}
+
+# The newest package of the archive, unpacked into the site's folder, with the theme it recommends.
+# Sets PREPARED_DIR.
+prepare_archive_site() {
+  ensure_archive_debs
+  local deb version theme wp_root
+  deb=$(compgen -G "$APT_DIR/debs/wordpress_*.deb" | head -n1)
+  version=$(upstream_version "$(dpkg-deb -f "$deb" Version)")
+  [[ $(version_line "$version") != "$(version_line "$(system_version)")" ]] ||
+    die "Debian's archive has no WordPress newer than the system's $(system_version) (found $version)"
+  PREPARED_DIR="$STATE_DIR/$(version_line "$version")"
+  unpack_archive_site "$PREPARED_DIR"
+  theme=$(basename "$(compgen -G "$APT_DIR/debs/wordpress-theme-*.deb" | head -n1)" | sed -E 's/^wordpress-theme-([^_]+)_.*/\1/')
+  wp_root="$PREPARED_DIR/root/usr/share/wordpress"
+  [[ -f $wp_root/wp-content/themes/$theme/style.css ]] || die "theme $theme missing from the unpacked packages"
+  write_site_file "$PREPARED_DIR" "$version" "$wp_root" "$theme" "$wp_root/wp-content/themes/$theme"
 }
 
 # --- secrets -------------------------------------------------------------------------------------
@@ -191,7 +362,7 @@ save_app_password() {
   WORDPRESS_APP_PASSWORD=$password
 }
 
-# --- MariaDB -------------------------------------------------------------------------------------
+# --- MariaDB (one private instance, one database per site) ----------------------------------------
 mariadb_client() { mariadb --no-defaults --socket="$SOCKET" --user="$(id -un)" "$@"; }
 mariadb_ping() { mariadb-admin --no-defaults --socket="$SOCKET" --user="$(id -un)" --connect-timeout=2 ping >/dev/null 2>&1; }
 
@@ -229,9 +400,9 @@ start_mariadb() {
     find "$DATA_DIR" -mindepth 1 -delete # a half-done earlier attempt holds no data worth keeping
     [[ $run_user == mysql ]] && chown mysql:mysql "$DATA_DIR"
     mariadb-install-db --no-defaults --user="$run_user" --datadir="$DATA_DIR" \
-      --auth-root-authentication-method=socket --skip-test-db >"$STATE_DIR/logs/mariadb-install-db.log" 2>&1 ||
+      --auth-root-authentication-method=socket --skip-test-db >"$LOG_DIR/mariadb-install-db.log" 2>&1 ||
       {
-        log_tail "$STATE_DIR/logs/mariadb-install-db.log"
+        log_tail "$LOG_DIR/mariadb-install-db.log"
         die "mariadb-install-db failed"
       }
     touch "$DATA_DIR/.initialised"
@@ -288,7 +459,7 @@ write_config() {
     cat <<PHP
 <?php
 // generated by scripts/wordpress/wordpress.sh — do not edit (rewritten on every \`up\`)
-// State folder: $STATE_DIR
+// Site folder: $SITE_DIR (WordPress $SITE_VERSION)
 define('DB_NAME', '$DB_NAME');
 define('DB_USER', '$DB_USER');
 define('DB_PASSWORD', '$DB_PASSWORD');
@@ -324,55 +495,52 @@ PHP
 
 ensure_content_dir() {
   mkdir -p "$CONTENT_DIR"/{themes,plugins,uploads,upgrade,languages}
-  local theme_source="$WP_ROOT/wp-content/themes/$THEME"
-  [[ -d $theme_source ]] || theme_source=$(dirname "$(find /usr/share/wordpress /var/lib/wordpress -path "*/themes/$THEME/style.css" -print -quit 2>/dev/null)")
-  [[ -f $theme_source/style.css ]] || die "theme $THEME not found (package wordpress-theme-twentytwentythree)"
-  [[ -e $CONTENT_DIR/themes/$THEME ]] || ln -sfn "$theme_source" "$CONTENT_DIR/themes/$THEME"
+  ln -sfn "$SITE_THEME_DIR" "$CONTENT_DIR/themes/$SITE_THEME"
 }
 
 # --- php -S ----------------------------------------------------------------------------------------
-# Unique to this state folder: the php server's command line names its log.
-readonly PHP_MARKER="error_log=$PHP_LOG"
-
 php_server_pid() { live_pid_from "$PHP_PID_FILE" "$PHP_MARKER"; }
 
-# Stops every php -S of this state folder: the whole process group, since workers outlive the parent.
+# Stops every php -S of the selected site: the whole process group, since workers outlive the parent.
 stop_php_server() {
   local pids
   pids=$( (php_server_pid || true; pids_matching "$PHP_MARKER") | sort -u)
   if [[ -n $pids ]]; then
     # shellcheck disable=SC2086
     terminate 5 $pids
-    log "php server stopped (pids $(echo $pids))"
+    log "$SITE: php server stopped (pids $(echo $pids))"
   fi
   rm -f "$PHP_PID_FILE" "$PORT_FILE"
 }
 
 # Sets PORT and URL before the config (whose WP_HOME names the port) is written: the running
-# server's port; else WORDPRESS_PORT, which must be free; else 8080 or the next free one up to 8099.
-choose_port() {
+# server's port; else the preferred one (WORDPRESS_PORT + the site's position), which must be free
+# when WORDPRESS_PORT is set; else the next free one up to 8099.
+choose_port() { # preferred
+  local preferred=$1
   if php_server_pid >/dev/null; then
     local running_port
     running_port=$(cat "$PORT_FILE" 2>/dev/null || echo "?")
-    if [[ -n ${WORDPRESS_PORT:-} && $running_port != "$WORDPRESS_PORT" ]]; then
-      die "this state folder's WordPress runs on port $running_port; run \`stop\` before moving it to $WORDPRESS_PORT"
+    if [[ -n ${WORDPRESS_PORT:-} && $running_port != "$preferred" ]]; then
+      die "WordPress $SITE runs on port $running_port; run \`stop\` before moving it to $preferred"
     fi
     PORT=$running_port
   else
     # Our own earlier instance that lost its pid file may hold the port: stop it.
     [[ -n $(pids_matching "$PHP_MARKER") ]] && stop_php_server
-    if port_in_use "$PORT"; then
+    PORT=$preferred
+    if port_taken "$PORT"; then
       [[ -z ${WORDPRESS_PORT:-} ]] ||
-        die "port $PORT is in use by another program (not this state folder's WordPress); choose another WORDPRESS_PORT"
+        die "port $PORT is in use by another program (not this state folder's WordPress $SITE); choose another WORDPRESS_PORT"
       local candidate
-      for candidate in $(seq $((PORT + 1)) 8099); do
-        if ! port_in_use "$candidate"; then
-          log "port $PORT is in use by another program; using $candidate"
+      for candidate in $(seq $((PORT + 1)) $LAST_PORT); do
+        if ! port_taken "$candidate"; then
+          log "$SITE: port $PORT is in use by another program; using $candidate"
           PORT=$candidate
           break
         fi
       done
-      port_in_use "$PORT" && die "ports 8080-8099 are all in use; set WORDPRESS_PORT"
+      port_taken "$PORT" && die "ports $preferred-$LAST_PORT are all in use; set WORDPRESS_PORT"
     fi
   fi
   URL="http://$HOST:$PORT"
@@ -384,27 +552,27 @@ start_php_server() {
   # setsid: its own process group (pid = group id), so `stop` reaches the workers too.
   PHP_CLI_SERVER_WORKERS=4 WORDPRESS_CONFIG="$CONFIG_NAME" WP_CONTENT_DIR="$CONTENT_DIR" \
     setsid php -d display_errors=0 -d log_errors=1 -d error_log="$PHP_LOG" \
-    -d upload_max_filesize=64M -d post_max_size=64M -S "$HOST:$PORT" -t "$WP_ROOT" "$ROUTER" </dev/null >>"$PHP_LOG" 2>&1 9>&- &
+    -d upload_max_filesize=64M -d post_max_size=64M -S "$HOST:$PORT" -t "$SITE_ROOT" "$ROUTER" </dev/null >>"$PHP_LOG" 2>&1 9>&- &
   echo $! >"$PHP_PID_FILE"
   echo "$PORT" >"$PORT_FILE"
-  log "php server started (pid $!, $URL)"
+  log "$SITE: php server started (pid $!, $URL)"
 }
 
-rest_index_status() { curl -s -o /dev/null -w '%{http_code}' --max-time "${1:-10}" "$URL/wp-json/" || true; }
+rest_index_status() { curl -s -o /dev/null -w '%{http_code}' --max-time "${2:-10}" "$1/wp-json/" || true; }
 
 wait_for_rest() {
   local deadline=$((SECONDS + UP_TIMEOUT)) code
   while :; do
-    code=$(rest_index_status 10)
+    code=$(rest_index_status "$URL" 10)
     [[ $code == 200 ]] && return 0
     if ! php_server_pid >/dev/null; then
       log_tail "$PHP_LOG"
-      die "the php server exited (last GET /wp-json/ answered ${code:-nothing})"
+      die "$SITE: the php server exited (last GET /wp-json/ answered ${code:-nothing})"
     fi
     if ((SECONDS >= deadline)); then
       log_tail "$PHP_LOG"
       log_tail "$MARIADB_LOG"
-      die "GET $URL/wp-json/ did not answer 200 within ${UP_TIMEOUT} s (last: ${code:-no answer})"
+      die "$SITE: GET $URL/wp-json/ did not answer 200 within ${UP_TIMEOUT} s (last: ${code:-no answer})"
     fi
     sleep 0.2
   done
@@ -414,19 +582,21 @@ wait_for_rest() {
 provision() {
   local output
   output=$(
-    WORDPRESS_CONFIG="$CONFIG_NAME" WORDPRESS_URL="$URL" WORDPRESS_USER="$ADMIN_USER" \
+    WORDPRESS_CONFIG="$CONFIG_NAME" WORDPRESS_ROOT="$SITE_ROOT" WORDPRESS_THEME="$SITE_THEME" \
+      WORDPRESS_URL="$URL" WORDPRESS_USER="$ADMIN_USER" \
       WORDPRESS_ADMIN_PASSWORD="$WORDPRESS_ADMIN_PASSWORD" WORDPRESS_ADMIN_EMAIL="admin@example.com" \
       WORDPRESS_APP_PASSWORD="$WORDPRESS_APP_PASSWORD" \
-      php -d display_errors=stderr -d error_reporting='E_ALL & ~E_DEPRECATED' "$SCRIPT_DIR/provision.php"
-  ) || die "provisioning failed (see the messages above)"
-  local app_password seeds
+      php -d display_errors=stderr -d error_reporting='E_ALL & ~E_DEPRECATED' "$SCRIPT_DIR/provision.php" 2> >(sed "s/^/  $SITE: /" >&2)
+  ) || die "$SITE: provisioning failed (see the messages above)"
+  local app_password version
   app_password=$(sed -n 's/^WORDPRESS_APP_PASSWORD=//p' <<<"$output")
+  version=$(sed -n 's/^WORDPRESS_VERSION=//p' <<<"$output")
   save_app_password "$app_password"
-  seeds=$(grep '^WORDPRESS_SEED_' <<<"$output" || true)
-  write_env_file "$seeds"
+  [[ $version =~ ^[0-9.]+$ ]] || die "$SITE: provision.php reported no WordPress version"
+  write_env_file "$version"
 }
 
-write_env_file() {
+write_env_file() { # version
   local tmp="$ENV_FILE.tmp"
   (
     umask 077
@@ -434,10 +604,56 @@ write_env_file() {
       echo "WORDPRESS_URL=$URL"
       echo "WORDPRESS_USER=$ADMIN_USER"
       echo "WORDPRESS_APP_PASSWORD=$WORDPRESS_APP_PASSWORD"
-      if [[ -n $1 ]]; then echo "$1"; fi
+      echo "WORDPRESS_VERSION=$1"
     } >"$tmp"
   )
   mv -f "$tmp" "$ENV_FILE"
+}
+
+up_site() { # site_dir port (chosen by choose_port)
+  local started
+  started=$(date +%s%N)
+  select_site "$1"
+  PORT=$2
+  URL="http://$HOST:$PORT"
+  mkdir -p "$SITE_DIR/logs"
+  load_or_create_secrets
+  write_config
+  ensure_content_dir
+  ensure_database
+  # The server starts first: it answers as soon as provisioning has committed.
+  start_php_server
+  provision
+  wait_for_rest
+  printf 'WordPress %s is up in %s s\n' "$SITE_VERSION" "$(elapsed_since "$started")"
+  printf '  URL:                  %s\n  user:                 %s\n  application password: %s\n  env file:             %s\n' \
+    "$URL" "$ADMIN_USER" "$WORDPRESS_APP_PASSWORD" "$ENV_FILE"
+}
+
+# --- the single-site layout of earlier versions of this script ------------------------------------
+# It kept env, secrets.env, wp-content/ and php-server.* directly in the state folder and one database
+# `wordpress`: stop its php server and remove those (the MariaDB data folder is the same and is kept).
+stop_single_site_php_server() {
+  local marker="error_log=$STATE_DIR/logs/php-server.log" pids
+  pids=$( (live_pid_from "$STATE_DIR/php-server.pid" "$marker" || true; pids_matching "$marker") | sort -u)
+  if [[ -n $pids ]]; then
+    # shellcheck disable=SC2086
+    terminate 5 $pids
+    log "php server of the single-site layout stopped (pids $(echo $pids))"
+  fi
+}
+
+migrate_single_site_layout() {
+  [[ -f $STATE_DIR/secrets.env ]] || return 0
+  log "moving from the single-site layout: removing $STATE_DIR/{env,secrets.env,wp-content,php-server.*}"
+  stop_single_site_php_server
+  if [[ -f $DATA_DIR/.initialised ]]; then
+    start_mariadb
+    mariadb_client -e "DROP DATABASE IF EXISTS \`wordpress\`; DROP USER IF EXISTS 'wordpress'@'localhost';"
+  fi
+  rm -rf "$STATE_DIR/env" "$STATE_DIR/wp-content" "$STATE_DIR/php-server.pid" "$STATE_DIR/php-server.port" \
+    "$STATE_DIR/logs/php-server.log" "/etc/wordpress/config-$(config_name_for "$STATE_DIR").php"
+  rm -f "$STATE_DIR/secrets.env"
 }
 
 # --- commands ----------------------------------------------------------------------------------------
@@ -450,75 +666,100 @@ take_lock() {
 }
 
 cmd_up() {
-  local started_ns
-  started_ns=$(date +%s%N)
-  mkdir -p "$STATE_DIR/logs" "$STATE_DIR/mariadb"
+  local started
+  started=$(date +%s%N)
+  mkdir -p "$LOG_DIR" "$STATE_DIR/mariadb"
   ensure_packages
-  load_or_create_secrets
-  choose_port
-  write_config
-  ensure_content_dir
+  migrate_single_site_layout
+  local sites=()
+  prepare_system_site
+  sites+=("$PREPARED_DIR")
+  prepare_archive_site
+  sites+=("$PREPARED_DIR")
+  # Every site's port first: a port conflict stops `up` before any server starts.
+  local index ports=()
+  for index in "${!sites[@]}"; do
+    select_site "${sites[$index]}"
+    choose_port $((BASE_PORT + index))
+    ports+=("$PORT")
+    RESERVED_PORTS+=("$PORT")
+  done
   start_mariadb
-  ensure_database
-  # The server starts first: it answers as soon as provisioning has committed.
-  start_php_server
-  provision
-  wait_for_rest
-  local elapsed_ms=$((($(date +%s%N) - started_ns) / 1000000))
-  printf 'WordPress is up in %d.%03d s\n' $((elapsed_ms / 1000)) $((elapsed_ms % 1000))
-  printf '  URL:                  %s\n  user:                 %s\n  application password: %s\n  env file:             %s\n' \
-    "$URL" "$ADMIN_USER" "$WORDPRESS_APP_PASSWORD" "$ENV_FILE"
+  for index in "${!sites[@]}"; do up_site "${sites[$index]}" "${ports[$index]}"; done
+  printf 'All %d WordPress sites are up in %s s\n' "${#sites[@]}" "$(elapsed_since "$started")"
 }
 
 cmd_stop() {
-  stop_php_server
+  local dir
+  for dir in $(site_dirs); do
+    select_site "$dir"
+    stop_php_server
+  done
+  stop_single_site_php_server
   stop_mariadb
   echo "WordPress stopped"
 }
 
 cmd_status() {
-  local php_pid mariadb_pid code
-  php_pid=$(php_server_pid || true)
+  local mariadb_pid dir code all=0 count=0
   mariadb_pid=$(live_pid_from "$MARIADB_PID_FILE" "--datadir=$DATA_DIR" || true)
-  if [[ -n $php_pid && -n $mariadb_pid ]]; then
-    local url="http://$HOST:$(cat "$PORT_FILE" 2>/dev/null || echo "$PORT")"
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$url/wp-json/" || true)
-    if [[ $code == 200 ]]; then
-      echo "running $url (php pid $php_pid, mariadbd pid $mariadb_pid)"
-      return 0
+  for dir in $(site_dirs); do
+    select_site "$dir"
+    count=$((count + 1))
+    local php_pid
+    php_pid=$(php_server_pid || true)
+    if [[ -n $php_pid && -n $mariadb_pid ]]; then
+      code=$(rest_index_status "$URL" 10)
+      if [[ $code == 200 ]]; then
+        echo "running $SITE_VERSION $URL (php pid $php_pid, mariadbd pid $mariadb_pid)"
+        continue
+      fi
+      echo "not ready $SITE_VERSION $URL: GET /wp-json/ answered ${code:-nothing} (php pid $php_pid, mariadbd pid $mariadb_pid)"
+    else
+      echo "stopped $SITE_VERSION $URL (php: ${php_pid:-not running}, mariadbd: ${mariadb_pid:-not running})"
     fi
-    echo "not ready $url: GET /wp-json/ answered ${code:-nothing} (php pid $php_pid, mariadbd pid $mariadb_pid)"
+    all=1
+  done
+  if ((count == 0)); then
+    echo "stopped (no WordPress site in $STATE_DIR yet)"
     return 1
   fi
-  echo "stopped $URL (php: ${php_pid:-not running}, mariadbd: ${mariadb_pid:-not running})"
-  return 1
+  return $all
 }
 
-# Everything this state folder holds goes: database, uploads, credentials, logs, and its config.
+# Everything this state folder holds goes: databases, uploads, credentials, logs, fetched .debs, configs.
 cmd_reset() {
   cmd_stop
-  if [[ -e $STATE_DIR && ! -f $STATE_DIR/secrets.env && ! -d $STATE_DIR/mariadb ]]; then
+  if [[ -e $STATE_DIR && ! -d $STATE_DIR/mariadb && -z $(site_dirs) && ! -f $STATE_DIR/secrets.env ]]; then
     die "$STATE_DIR does not look like a WordPress state folder; not deleting it"
   fi
+  local dir configs=("/etc/wordpress/config-$(config_name_for "$STATE_DIR").php")
+  for dir in $(site_dirs); do configs+=("/etc/wordpress/config-$(config_name_for "$dir").php"); done
   rm -rf "$STATE_DIR"
   [[ $SOCKET == /tmp/* ]] && rm -f "$SOCKET"
-  rm -f "$CONFIG_FILE"
-  echo "WordPress state deleted ($STATE_DIR, $CONFIG_FILE)"
+  rm -f "${configs[@]}"
+  echo "WordPress state deleted ($STATE_DIR, ${configs[*]})"
 }
 
-cmd_env() {
-  [[ -s $ENV_FILE ]] || die "no $ENV_FILE yet: run \`$0 up\` first"
-  sed -e 's/^/export /' "$ENV_FILE"
+cmd_env() { # [line]
+  local dir
+  if [[ -n ${1:-} ]]; then
+    dir="$STATE_DIR/$1"
+  else
+    dir=$(site_dirs | head -n1)
+  fi
+  [[ -n $dir && -s $dir/env ]] || die "no WordPress ${1:-site} in $STATE_DIR yet (sites: $(site_dirs | xargs -rn1 basename | tr '\n' ' ')): run \`$0 up\` first"
+  sed -e 's/^/export /' "$dir/env"
 }
 
 case "${1:-}" in
   up) take_lock && cmd_up ;;
   stop) take_lock && cmd_stop ;;
   status) cmd_status ;;
-  env) cmd_env ;;
+  env) cmd_env "${2:-}" ;;
   reset) take_lock && cmd_reset ;;
   *)
-    echo "usage: $0 up|stop|status|env|reset" >&2
+    echo "usage: $0 up|stop|status|env [VERSION LINE, e.g. 7.1]|reset" >&2
     exit 2
     ;;
 esac

@@ -4,7 +4,9 @@
 // route both describe it compares methods and, per method, argument names, types, enums, defaults,
 // bounds and requiredness (GET/DELETE arguments ↔ path and query parameters; POST/PUT/PATCH
 // arguments ↔ path and query parameters or request body properties). Differences are data: the
-// caller decides which are allowed (an allow-list with a reason per entry) and which fail.
+// caller decides which are allowed (an allow-list with a reason per entry, for the versions it names)
+// and which fail. Given the target's version, what the spec marks as newer (`x-wp-since`), older
+// (`x-wp-before`) or never served (`x-wp-no-route`) is compared as that version has it.
 
 import type { Operation, SpecValidator } from '@platform-api/validator';
 import {
@@ -14,6 +16,7 @@ import {
   type OpenApiDocument,
   resolveLocal,
 } from '@platform-api/validator';
+import { inVersionRange, olderThan, wpBeforeFor, wpNoRoute, wpSince } from './versions.js';
 
 /** The parts of a route index the check reads (WordPress's `/wp-json/` answer). */
 export interface RouteIndex {
@@ -58,9 +61,20 @@ export interface ComparedRoute {
   argumentsCompared: number;
 }
 
+/** A spec element the target lacks, as the spec's version marks say it should. */
+export interface ExpectedAbsence {
+  route: string;
+  method: string;
+  argument?: string;
+  /** The mark that explains it (`x-wp-since 6.7`, `x-wp-no-route`). */
+  reason: string;
+}
+
 export interface DriftReport {
   compared: ComparedRoute[];
   differences: Difference[];
+  /** What the target lacks because the spec marks it newer than the target or never served. */
+  expected: ExpectedAbsence[];
   /** Target routes with no path in the spec. */
   notDescribed: string[];
   /** Spec paths the target does not offer, with what the spec says about them. */
@@ -70,6 +84,12 @@ export interface DriftReport {
 export interface DriftOptions {
   /** The spec's path templates are relative to this prefix of the target's routes ('' for WordPress). */
   routePrefix?: string;
+  /**
+   * The target's version (`6.1.9`). With it, arguments and operations marked `x-wp-since` a newer version
+   * are expected to be absent, and `x-wp-before` schemas replace the described ones. Without it the target
+   * is taken to be as current as the spec.
+   */
+  targetVersion?: string;
 }
 
 /**
@@ -132,6 +152,7 @@ export function compareRouteIndex(
   options: DriftOptions = {},
 ): DriftReport {
   const prefix = options.routePrefix ?? '';
+  const version = options.targetVersion;
   const document = validator.document;
   const specByShape = new Map<string, { template: string; operations: Operation[] }>();
   for (const operation of validator.operations) {
@@ -142,7 +163,13 @@ export function compareRouteIndex(
     specByShape.set(key, entry);
   }
 
-  const report: DriftReport = { compared: [], differences: [], notDescribed: [], notOffered: [] };
+  const report: DriftReport = {
+    compared: [],
+    differences: [],
+    expected: [],
+    notDescribed: [],
+    notOffered: [],
+  };
   const matchedShapes = new Set<string>();
   for (const [route, entry] of Object.entries(index.routes)) {
     const targetTemplate = routeToTemplate(route);
@@ -159,26 +186,32 @@ export function compareRouteIndex(
 
     const specMethods = new Set(spec.operations.map((operation) => operation.method.toUpperCase()));
     const targetMethods = new Set(entry.methods.map((method) => method.toUpperCase()));
+    const operationFor = (method: string) =>
+      spec.operations.find((operation) => operation.method.toUpperCase() === method);
     for (const method of targetMethods) {
-      if (!specMethods.has(method)) {
+      const operation = operationFor(method);
+      if (!operation || wpNoRoute(operation.node)) {
         report.differences.push({
           route: spec.template,
           method,
           aspect: 'method',
-          spec: 'absent',
+          spec: operation ? 'x-wp-no-route' : 'absent',
           target: 'offered',
         });
       }
     }
     for (const method of specMethods) {
       if (!targetMethods.has(method)) {
-        report.differences.push({
-          route: spec.template,
-          method,
-          aspect: 'method',
-          spec: 'described',
-          target: 'absent',
-        });
+        const reason = absenceReason(operationFor(method)?.node, version);
+        if (reason) report.expected.push({ route: spec.template, method, reason });
+        else
+          report.differences.push({
+            route: spec.template,
+            method,
+            aspect: 'method',
+            spec: 'described',
+            target: 'absent',
+          });
       }
     }
 
@@ -195,20 +228,26 @@ export function compareRouteIndex(
       );
       for (const [name, targetSchema] of targetArgs) {
         const specArg = specArgs.get(name);
-        if (!specArg) {
+        const newer = specArg && absenceReason(specArg.marks, version);
+        if (!specArg || newer) {
           report.differences.push({
             route: spec.template,
             method,
             argument: name,
             aspect: 'argument',
-            spec: 'absent',
+            spec: newer ?? 'absent',
             target: 'accepted',
           });
           continue;
         }
         argumentsCompared++;
         const at = { route: spec.template, method, argument: name };
-        compareShapes(at, specShape(document, specArg.schema), targetShape(targetSchema), report.differences);
+        const older =
+          version === undefined
+            ? undefined
+            : specArg.marks.map((marks) => wpBeforeFor(marks, version)).find(Boolean);
+        const schema = older?.schema ?? specArg.schema;
+        compareShapes(at, specShape(document, schema), targetShape(targetSchema), report.differences);
         const targetRequired = targetSchema.required === true;
         // A path parameter is required by being in the URL; WordPress does not mark route groups required.
         if (!specArg.inPath && targetRequired !== specArg.required) {
@@ -223,6 +262,11 @@ export function compareRouteIndex(
       for (const [name, specArg] of specArgs) {
         // The route's own groups constrain path parameters; WordPress lists them as arguments only sometimes.
         if (!targetArgs.has(name) && !specArg.inPath) {
+          const reason = absenceReason(specArg.marks, version);
+          if (reason) {
+            report.expected.push({ route: spec.template, method, argument: name, reason });
+            continue;
+          }
           report.differences.push({
             route: spec.template,
             method,
@@ -251,6 +295,26 @@ interface SpecArgument {
   schema: unknown;
   required: boolean;
   inPath: boolean;
+  /** The nodes that may carry version marks: the parameter and its schema, or the property's schemas. */
+  marks: unknown[];
+}
+
+/**
+ * Why a target of this version lacks what these nodes describe, when their marks say it should
+ * (`x-wp-no-route`; `x-wp-since` newer than the version; `x-wp-before` with no schema); undefined when it
+ * should have it.
+ */
+function absenceReason(marks: unknown, version: string | undefined): string | undefined {
+  for (const node of Array.isArray(marks) ? marks : [marks]) {
+    if (wpNoRoute(node)) return 'x-wp-no-route';
+    if (version === undefined) continue;
+    const since = wpSince(node);
+    if (since && olderThan(version, since)) return `x-wp-since ${since}`;
+    // An `x-wp-before` entry without a schema: versions before it lack the thing.
+    const older = wpBeforeFor(node, version);
+    if (older && older.schema === undefined) return `x-wp-before ${older.version}`;
+  }
+  return undefined;
 }
 
 /**
@@ -267,6 +331,7 @@ function specArguments(validator: SpecValidator, operation: Operation): Map<stri
       schema: node.schema ?? {},
       required: node.required === true || node.in === 'path',
       inPath: node.in === 'path',
+      marks: [node, resolveSchema(document, node.schema)],
     });
   }
   if (operation.node.requestBody === undefined) return args;
@@ -281,7 +346,12 @@ function specArguments(validator: SpecValidator, operation: Operation): Map<stri
     for (const [name, schemas] of properties) {
       if (args.has(name)) continue;
       const required_ = body.node.required === true && required.has(name);
-      args.set(name, { schema: { allOf: schemas }, required: required_, inPath: false });
+      args.set(name, {
+        schema: { allOf: schemas },
+        required: required_,
+        inPath: false,
+        marks: schemas.map((schema) => resolveSchema(document, schema)),
+      });
     }
   }
   return args;
@@ -510,13 +580,23 @@ function enumDelta(
   return { only: mine.filter((value) => !other.has(JSON.stringify(value))) };
 }
 
-/** A reviewed, allowed difference. `method` and `route` may list several; `argument` is omitted for methods. */
+/**
+ * A reviewed, allowed difference. `route`, `method` and `argument` may list several; `argument` is
+ * omitted for methods. `versions` (a range such as `>=6.1 <6.3`, or a list of ranges) names the target versions the
+ * entry applies to; without it the entry applies to every version.
+ */
 export interface AllowEntry {
   route: string | string[];
   method?: string | string[];
-  argument?: string;
+  argument?: string | string[];
   aspect: DriftAspect;
+  versions?: string | string[];
   reason: string;
+}
+
+/** Whether an entry applies to a target version (an unknown version: every entry may apply). */
+export function appliesTo(entry: AllowEntry, version: string | undefined): boolean {
+  return entry.versions === undefined || version === undefined || inVersionRange(version, entry.versions);
 }
 
 function listOf(value: string | string[] | undefined): string[] | undefined {
@@ -529,7 +609,9 @@ export function allows(entry: AllowEntry, difference: Difference): boolean {
   return (
     routes.includes(difference.route) &&
     (methods === undefined || methods.includes(difference.method)) &&
-    entry.argument === difference.argument &&
+    (difference.argument === undefined
+      ? entry.argument === undefined
+      : (listOf(entry.argument)?.includes(difference.argument) ?? false)) &&
     entry.aspect === difference.aspect
   );
 }
@@ -537,15 +619,27 @@ export function allows(entry: AllowEntry, difference: Difference): boolean {
 export interface Triage {
   allowed: Array<{ difference: Difference; entry: AllowEntry }>;
   unexpected: Difference[];
-  /** Allow-list entries that match no difference any more. */
+  /** Entries that apply to the target's version but match no difference there (a known version only). */
   stale: AllowEntry[];
+  /** Entries that do not apply to the target's version. */
+  notApplicable: AllowEntry[];
 }
 
-export function triageDifferences(differences: Difference[], allowList: AllowEntry[]): Triage {
-  const triage: Triage = { allowed: [], unexpected: [], stale: [] };
+export function triageDifferences(
+  differences: Difference[],
+  allowList: AllowEntry[],
+  targetVersion?: string,
+): Triage {
+  const applicable = allowList.filter((entry) => appliesTo(entry, targetVersion));
+  const triage: Triage = {
+    allowed: [],
+    unexpected: [],
+    stale: [],
+    notApplicable: allowList.filter((entry) => !applicable.includes(entry)),
+  };
   const used = new Set<AllowEntry>();
   for (const difference of differences) {
-    const entry = allowList.find((candidate) => allows(candidate, difference));
+    const entry = applicable.find((candidate) => allows(candidate, difference));
     if (entry) {
       used.add(entry);
       triage.allowed.push({ difference, entry });
@@ -553,7 +647,10 @@ export function triageDifferences(differences: Difference[], allowList: AllowEnt
       triage.unexpected.push(difference);
     }
   }
-  triage.stale = allowList.filter((entry) => !used.has(entry));
+  // With no version known, a version-bound entry may rightly match nothing; only unbound ones go stale.
+  triage.stale = applicable.filter(
+    (entry) => !used.has(entry) && (targetVersion !== undefined || entry.versions === undefined),
+  );
   return triage;
 }
 

@@ -17,12 +17,14 @@ export {
 } from './client.js';
 export {
   type AllowEntry,
+  appliesTo,
   type ComparedRoute,
   compareRouteIndex,
   type Difference,
   type DriftAspect,
   type DriftReport,
   describeDifference,
+  type ExpectedAbsence,
   type RouteIndex,
   routeToTemplate,
   type Triage,
@@ -40,6 +42,16 @@ export {
 } from './examples.js';
 export { examplesPhase, ignoredAuthPhase, negativeDataPhase, type PhaseOptions } from './phases.js';
 export { type BundleName, loadBundle } from './spec.js';
+export {
+  compareVersions,
+  inVersionRange,
+  olderThan,
+  type WpBefore,
+  wpBefore,
+  wpBeforeFor,
+  wpNoRoute,
+  wpSince,
+} from './versions.js';
 export {
   type ReceivedWebhook,
   startWebhookReceiver,

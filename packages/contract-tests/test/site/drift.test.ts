@@ -1,25 +1,19 @@
-// Drift check: the site spec against the real WordPress's own description of its routes
-// (`GET /wp-json/?context=help`). Every difference is either fixed in the spec or listed in
-// site-drift-allowlist.yaml with a reviewed reason; allow-list entries that match nothing fail too.
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+// Drift check: the site spec against each real WordPress's own description of its routes
+// (`GET /wp-json/?context=help`), as ./drift-suite.ts does it, for every WordPress found (6.1 and 7.1
+// from scripts/wordpress/wordpress.sh). The machinery itself is tested first, on made-up indexes.
+import { describe, expect, it } from 'vitest';
 import {
   type AllowEntry,
-  ContractClient,
   compareRouteIndex,
-  type DriftReport,
-  describeDifference,
+  inVersionRange,
   loadBundle,
   type RouteIndex,
   routeToTemplate,
   SpecValidator,
-  type Triage,
   triageDifferences,
 } from '../../src/index.js';
-import { findWordPress, olderThan, wordPressUnavailable } from './support/wordpress.js';
+import { readAllowList, siteDriftSuite } from './drift-suite.js';
+import { findWordPressSites, wordPressUnavailable } from './support/wordpress.js';
 
 // The machinery itself, on a made-up index: runs without WordPress.
 describe('drift check machinery', () => {
@@ -84,116 +78,111 @@ describe('drift check machinery', () => {
     expect(triage.unexpected).toHaveLength(5);
     expect(triage.stale).toEqual([allow[1]]);
   });
-});
-
-const allowListFile = join(dirname(fileURLToPath(import.meta.url)), '../../site-drift-allowlist.yaml');
-const wordpress = await findWordPress();
-const suite = 'site drift check';
-
-describe('site spec drift against WordPress', () => {
-  if (!wordpress.available) {
-    wordPressUnavailable(wordpress.reason, suite);
-    return;
-  }
-
-  const validator = new SpecValidator(loadBundle('site'));
-  const allowList = ((parse(readFileSync(allowListFile, 'utf8')) as { entries?: AllowEntry[] } | null)
-    ?.entries ?? []) as AllowEntry[];
-  let report: DriftReport | undefined;
-  let triage: Triage | undefined;
-
-  it('reads the route index', async () => {
-    const client = new ContractClient({
-      validator,
-      baseUrl: `${wordpress.url}/wp-json`,
-      credentials: { basic: { username: wordpress.user, password: wordpress.password } },
+  it('compares as the target version has it: x-wp-since, x-wp-before, x-wp-no-route', () => {
+    const index = (version: 'old' | 'new'): RouteIndex => ({
+      routes: {
+        '/batch/v1': { methods: version === 'old' ? ['POST'] : ['GET', 'POST'], endpoints: [] },
+        '/wp/v2/media': {
+          methods: ['GET'],
+          endpoints: [
+            {
+              methods: ['GET'],
+              // 6.1 takes one media type as a string (x-wp-before 6.9) and has no search_semantics (6.7).
+              args: {
+                media_type: { type: 'string', enum: ['image', 'video', 'text', 'application', 'audio'] },
+              },
+            },
+          ],
+        },
+      },
     });
-    const index = await client.call('getIndex', { query: { context: 'help' } });
-    expect(index.status).toBe(200);
-    expect(index.problems).toEqual([]);
-    report = compareRouteIndex(validator, index.json as RouteIndex);
-    triage = triageDifferences(report.differences, allowList);
-    expect(report.compared.length).toBeGreaterThan(40);
+    const about = (report: ReturnType<typeof compareRouteIndex>, argument: string) =>
+      report.differences.filter((difference) => difference.argument === argument).map((d) => d.aspect);
+    const old = compareRouteIndex(validator, index('old'), { targetVersion: '6.1.9' });
+    expect(about(old, 'media_type')).toEqual([]);
+    expect(about(old, 'search_semantics')).toEqual([]);
+    expect(old.expected).toEqual(
+      expect.arrayContaining([
+        { route: '/wp/v2/media', method: 'GET', argument: 'search_semantics', reason: 'x-wp-since 6.7' },
+        { route: '/batch/v1', method: 'GET', reason: 'x-wp-no-route' },
+      ]),
+    );
+    // The same index from a site that claims 7.1: the old shapes are now differences.
+    const claimsNew = compareRouteIndex(validator, index('old'), { targetVersion: '7.1.4' });
+    expect(about(claimsNew, 'media_type')).toEqual(['type', 'enum', 'items.enum']);
+    expect(about(claimsNew, 'search_semantics')).toEqual(['argument']);
+    // A GET on /batch/v1 contradicts x-wp-no-route on any version.
+    const offered = compareRouteIndex(validator, index('new'), { targetVersion: '6.1.9' });
+    expect(offered.differences).toContainEqual({
+      route: '/batch/v1',
+      method: 'GET',
+      aspect: 'method',
+      spec: 'x-wp-no-route',
+      target: 'offered',
+    });
   });
 
-  it('every allow-list entry has a reason', () => {
-    for (const entry of allowList)
-      expect(entry.reason?.trim().length ?? 0, JSON.stringify(entry)).toBeGreaterThan(10);
+  it('applies allow-list entries to the versions they name; stale only there', () => {
+    const report = compareRouteIndex(validator, {
+      routes: {
+        '/oembed/1.0/proxy': {
+          methods: ['GET'],
+          endpoints: [
+            { methods: ['GET'], args: { url: { type: 'string', format: 'uri', required: true }, extra: {} } },
+          ],
+        },
+      },
+    });
+    const extra = report.differences.filter((difference) => difference.argument === 'extra');
+    expect(extra).toHaveLength(1);
+    const allow: AllowEntry[] = [
+      {
+        route: '/oembed/1.0/proxy',
+        argument: 'extra',
+        aspect: 'argument',
+        versions: '<6.3',
+        reason: 'old only',
+      },
+      {
+        route: '/oembed/1.0/proxy',
+        argument: ['url', 'x'],
+        aspect: 'type',
+        versions: ['6.9', '>=7.0'],
+        reason: 'new',
+      },
+    ];
+    const old = triageDifferences(extra, allow, '6.1.9');
+    expect(old.allowed).toHaveLength(1);
+    expect(old.stale).toEqual([]);
+    expect(old.notApplicable).toEqual([allow[1]]);
+    const current = triageDifferences(extra, allow, '7.1.4');
+    expect(current.unexpected).toEqual(extra);
+    expect(current.stale).toEqual([allow[1]]);
+    // A target of unknown version: any entry may match, and only entries without versions go stale.
+    expect(triageDifferences(extra, allow, undefined)).toMatchObject({ allowed: [{}], stale: [] });
   });
 
-  it('has no difference that is not fixed in the spec or allow-listed', () => {
-    expect(triage?.unexpected.map(describeDifference)).toEqual([]);
+  it('reads version ranges', () => {
+    expect(inVersionRange('6.1.9', '>=6.1 <6.3')).toBe(true);
+    expect(inVersionRange('6.3', '>=6.1 <6.3')).toBe(false);
+    expect(inVersionRange('6.1.9', '6.1')).toBe(true);
+    expect(inVersionRange('6.10.1', '6.1')).toBe(false);
+    expect(inVersionRange('7.1.4', ['6.1', '>=7'])).toBe(true);
+    expect(inVersionRange('6.9', '>6.8.9 <=6.9')).toBe(true);
+    expect(() => inVersionRange('6.1', 'newer')).toThrow(/not a version range/);
   });
 
-  it('has no stale allow-list entry', () => {
-    expect(triage?.stale.map((entry) => JSON.stringify(entry))).toEqual([]);
-  });
-
-  afterAll(() => {
-    if (report && triage) console.log(summary(validator, report, triage, wordpress.version));
+  it('the allow list reads, and its version ranges parse', () => {
+    for (const entry of readAllowList())
+      if (entry.versions !== undefined)
+        expect(() => inVersionRange('6.1', entry.versions ?? '')).not.toThrow();
   });
 });
 
-function summary(
-  validator: SpecValidator,
-  report: DriftReport,
-  triage: Triage,
-  version: string | undefined,
-): string {
-  const lines: string[] = [];
-  const allowedByRoute = new Map<string, number>();
-  const unexpectedByRoute = new Map<string, number>();
-  for (const { difference } of triage.allowed)
-    allowedByRoute.set(difference.route, (allowedByRoute.get(difference.route) ?? 0) + 1);
-  for (const difference of triage.unexpected)
-    unexpectedByRoute.set(difference.route, (unexpectedByRoute.get(difference.route) ?? 0) + 1);
-  const width = Math.max(...report.compared.map((route) => route.template.length), 10);
-  lines.push('', `Site drift check against WordPress ${version ?? '(version unknown)'}`, '');
-  lines.push(`${'route'.padEnd(width)}  ${'methods'.padEnd(26)} args  allowed  unexpected`);
-  for (const route of report.compared) {
-    lines.push(
-      `${route.template.padEnd(width)}  ${route.methods.join(',').padEnd(26)} ${String(route.argumentsCompared).padStart(4)}  ${String(allowedByRoute.get(route.template) ?? 0).padStart(7)}  ${String(unexpectedByRoute.get(route.template) ?? 0).padStart(10)}`,
-    );
-  }
-  lines.push(
-    '',
-    `Routes compared: ${report.compared.length}; differences: ${report.differences.length} (allowed ${triage.allowed.length}, unexpected ${triage.unexpected.length}); allow-list entries: ${triage.allowed.length === 0 ? 0 : new Set(triage.allowed.map((a) => a.entry)).size} used, ${triage.stale.length} stale`,
-  );
-  if (triage.unexpected.length > 0) {
-    lines.push('', 'UNEXPECTED differences (fix the spec or allow-list with a reason):');
-    for (const difference of triage.unexpected) lines.push(`  ${describeDifference(difference)}`);
-  }
-  const skipped: string[] = [];
-  for (const { template, operations } of report.notOffered) {
-    const plugin = operations.some((operation) => operation.node['x-plugin'] === true);
-    skipped.push(
-      `  ${template} — not offered by the target${plugin ? ' (x-plugin: a plugin namespace, absent from core WordPress)' : ''}`,
-    );
-  }
-  for (const route of report.compared) {
-    const operations = notServable(route.template);
-    if (operations.length > 0)
-      skipped.push(`  ${route.template} — arguments compared, but not servable: ${operations.join('; ')}`);
-  }
-  lines.push('', `SKIPPED (described by the spec, not served by the target): ${skipped.length}`, ...skipped);
-  lines.push(
-    '',
-    `Not described by the spec (outside section 4.5, not failures): ${report.notDescribed.length}`,
-  );
-  lines.push(`  ${report.notDescribed.join('\n  ')}`, '');
-  return lines.join('\n');
-
-  // Operations the spec marks as newer than the target (`x-wp-since`): registered, but not served.
-  function notServable(template: string): string[] {
-    return validator.operations
-      .filter((operation) => operation.path === template)
-      .filter((operation) => {
-        const since = operation.node['x-wp-since'];
-        return typeof since === 'string' && (version === undefined || olderThan(version, since));
-      })
-      .map(
-        (operation) =>
-          `${operation.operationId} (x-wp-since ${String(operation.node['x-wp-since'])}, target ${version ?? 'unknown'})`,
-      );
-  }
+const sites = await findWordPressSites();
+for (const site of sites) {
+  if (site.available) siteDriftSuite(site);
+  else
+    describe(`site spec drift against ${site.name}`, () =>
+      wordPressUnavailable(site.reason, 'site drift check', site.name));
 }

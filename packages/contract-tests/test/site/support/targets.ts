@@ -1,72 +1,41 @@
-// The servers the site contract suite runs against: the Prism mock of the site spec (answers the
-// spec's own examples; `Prefer: code=N` picks the documented response) and the real WordPress.
-import { Writable } from 'node:stream';
+// The servers the site contract suite runs against: the Prism mock of the site spec (./prism.ts) and
+// real WordPress sites.
+import { existsSync, readFileSync } from 'node:fs';
 import * as zlib from 'node:zlib';
 import { deflateSync } from 'node:zlib';
-import { startMock } from '@platform-api/mock';
-import { type Credentials, freePort } from '../../../src/index.js';
+import type { Credentials } from '../../../src/index.js';
 import type { WordPressSite } from './wordpress.js';
 
 export interface SiteTarget {
-  name: 'prism' | 'wordpress';
+  /** `prism`, or `WordPress 7.1.4`: how test names and summaries call it. */
+  name: string;
   /** A real server: state persists between calls and error codes mean something. */
   real: boolean;
   /** The spec's server URL (`…/wp-json`). */
   baseUrl: string;
   credentials: Credentials;
-  /** Ids of seeded content (WordPress) or any ids (the mock serves every id). */
-  seeds: { post: number; page: number; media: number; block: number; menu: number; menuItem: number };
   /** WordPress version, when known (decides what `x-wp-since` operations it can serve). */
   version: string | undefined;
+  /** The real site, for calls outside the spec (users, menus). */
+  site: WordPressSite | undefined;
   close(): Promise<void>;
   /** The end of the server's own log, for failures that are not HTTP answers (a crashed mock). */
   logTail(): string;
 }
 
-export async function startPrismTarget(): Promise<SiteTarget> {
-  let log = '';
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      log = (log + String(chunk)).slice(-20_000);
-      done();
-    },
-  });
-  const mock = await startMock('site', { port: await freePort(), log: sink });
-  return {
-    name: 'prism',
-    real: false,
-    baseUrl: mock.url,
-    // Prism only checks that Basic credentials are present.
-    credentials: { basic: { username: 'contract-tests', password: 'any-application-password' } },
-    seeds: { post: 4, page: 7, media: 13, block: 10, menu: 4, menuItem: 14 },
-    version: undefined,
-    close: () => mock.close(),
-    logTail: () => log.slice(-4_000),
-  };
-}
-
 export function wordpressTarget(site: WordPressSite): SiteTarget {
-  const seed = (name: string) => {
-    const id = site.seeds[name];
-    if (id === undefined) throw new Error(`WORDPRESS_SEED_${name}_ID missing from the WordPress env file`);
-    return id;
-  };
   return {
-    name: 'wordpress',
+    name: site.name,
     real: true,
     baseUrl: `${site.url}/wp-json`,
     credentials: { basic: { username: site.user, password: site.password } },
-    seeds: {
-      post: seed('POST'),
-      page: seed('PAGE'),
-      media: seed('MEDIA'),
-      block: seed('BLOCK'),
-      menu: seed('MENU'),
-      menuItem: seed('MENU_ITEM'),
-    },
     version: site.version,
+    site,
     close: async () => {},
-    logTail: () => `see ${site.url} logs: .state/wordpress/logs/php-server.log`,
+    logTail: () => {
+      if (!site.log || !existsSync(site.log)) return `(no log of ${site.url} on this machine)`;
+      return readFileSync(site.log, 'utf8').slice(-4_000);
+    },
   };
 }
 

@@ -1,27 +1,33 @@
-// Finds the real WordPress the site suites run against: WORDPRESS_URL / WORDPRESS_USER /
-// WORDPRESS_APP_PASSWORD from the environment, else the env file `scripts/wordpress/wordpress.sh up`
-// writes (`<repo>/.state/wordpress/env`, or `$WORDPRESS_STATE_DIR/env`). When it does not answer, the
-// WordPress half of a suite is skipped loudly — or, under CI=true, fails with the same message.
-import { existsSync, readFileSync } from 'node:fs';
+// Finds the real WordPress sites the site suites run against:
+// - WORDPRESS_URL / WORDPRESS_USER / WORDPRESS_APP_PASSWORD from the environment (one site; the
+//   `site-contract-tests` command sets them), else
+// - every env file `scripts/wordpress/wordpress.sh up` writes, one per WordPress version
+//   (`<repo>/.state/wordpress/<line>/env`, or `$WORDPRESS_STATE_DIR/<line>/env`).
+// A site that does not answer is skipped loudly — or, under CI=true or WORDPRESS_REQUIRED=true, fails.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { it } from 'vitest';
+import { compareVersions } from '../../../src/index.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
 
 export interface WordPressSite {
   available: true;
+  /** `WordPress 7.1.4` — how test names call the site. */
+  name: string;
   url: string;
   user: string;
   password: string;
-  /** `WORDPRESS_SEED_*` ids from the env file (POST, PAGE, MEDIA, BLOCK, MENU, MENU_ITEM). */
-  seeds: Record<string, number>;
-  /** `6.1.9`, from the site's feed generator; undefined when the site does not say. */
+  /** `7.1.4`; undefined when neither the env file nor the site's feed says. */
   version: string | undefined;
+  /** Where its request and PHP error log is, when wordpress.sh runs it. */
+  log: string | undefined;
 }
 
 export interface WordPressUnavailable {
   available: false;
+  name: string;
   reason: string;
 }
 
@@ -36,57 +42,101 @@ function parseEnvFile(text: string): Record<string, string> {
   return values;
 }
 
-let cached: Promise<WordPressTarget> | undefined;
+let cached: Promise<WordPressTarget[]> | undefined;
 
-export function findWordPress(): Promise<WordPressTarget> {
-  cached ??= probe();
+/** Every WordPress to test, oldest first; at least one entry (an unavailable one says why none). */
+export function findWordPressSites(): Promise<WordPressTarget[]> {
+  cached ??= discover();
   return cached;
 }
 
-async function probe(): Promise<WordPressTarget> {
+async function discover(): Promise<WordPressTarget[]> {
+  const { WORDPRESS_URL: url, WORDPRESS_USER: user, WORDPRESS_APP_PASSWORD: password } = process.env;
+  if (url) {
+    if (!user || !password)
+      return [
+        {
+          available: false,
+          name: url,
+          reason: 'WORDPRESS_URL is set without WORDPRESS_USER/WORDPRESS_APP_PASSWORD',
+        },
+      ];
+    return [await probe({ url, user, password, version: process.env.WORDPRESS_VERSION, log: undefined })];
+  }
   const stateDir = process.env.WORDPRESS_STATE_DIR ?? join(repoRoot, '.state/wordpress');
-  const envFile = join(stateDir, 'env');
-  const fromFile = existsSync(envFile) ? parseEnvFile(readFileSync(envFile, 'utf8')) : {};
-  const setting = (name: string) => process.env[name] || fromFile[name];
-  const url = setting('WORDPRESS_URL');
-  const user = setting('WORDPRESS_USER');
-  const password = setting('WORDPRESS_APP_PASSWORD');
-  if (!url || !user || !password) {
-    return {
-      available: false,
-      reason: `no WORDPRESS_URL/WORDPRESS_USER/WORDPRESS_APP_PASSWORD in the environment or in ${envFile}`,
-    };
+  const envFiles = existsSync(stateDir)
+    ? readdirSync(stateDir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && existsSync(join(stateDir, entry.name, 'env')))
+        .map((entry) => join(stateDir, entry.name, 'env'))
+    : [];
+  if (envFiles.length === 0) {
+    return [
+      {
+        available: false,
+        name: 'WordPress',
+        reason: `no WORDPRESS_URL in the environment and no env file in ${stateDir}/*/env`,
+      },
+    ];
   }
-  try {
-    const response = await fetch(`${url.replace(/\/$/, '')}/wp-json/`, {
-      signal: AbortSignal.timeout(5_000),
-    });
-    if (response.status !== 200)
-      return { available: false, reason: `GET ${url}/wp-json/ answered ${response.status}` };
-    await response.arrayBuffer();
-  } catch (error) {
-    return { available: false, reason: `${url} does not answer (${(error as Error).message})` };
-  }
-  const seeds: Record<string, number> = {};
-  for (const [name, value] of Object.entries({ ...fromFile, ...process.env })) {
-    const match = /^WORDPRESS_SEED_([A-Z_]+)_ID$/.exec(name);
-    if (match?.[1] && value && /^\d+$/.test(value)) seeds[match[1]] = Number(value);
-  }
-  return {
-    available: true,
-    url: url.replace(/\/$/, ''),
-    user,
-    password,
-    seeds,
-    version: await siteVersion(url),
-  };
+  const sites = await Promise.all(
+    envFiles.map((file) => {
+      const values = parseEnvFile(readFileSync(file, 'utf8'));
+      if (!values.WORDPRESS_URL || !values.WORDPRESS_USER || !values.WORDPRESS_APP_PASSWORD) {
+        return {
+          available: false,
+          name: file,
+          reason: `${file} lacks WORDPRESS_URL/USER/APP_PASSWORD`,
+        } as const;
+      }
+      return probe({
+        url: values.WORDPRESS_URL,
+        user: values.WORDPRESS_USER,
+        password: values.WORDPRESS_APP_PASSWORD,
+        version: values.WORDPRESS_VERSION,
+        log: join(dirname(file), 'logs/php-server.log'),
+      });
+    }),
+  );
+  return sites.sort((a, b) => compareVersions(versionOf(a), versionOf(b)));
 }
 
-async function siteVersion(url: string): Promise<string | undefined> {
+function versionOf(target: WordPressTarget): string {
+  return (target.available ? target.version : /[\d.]+$/.exec(target.name)?.[0]) ?? '0';
+}
+
+async function probe(site: {
+  url: string;
+  user: string;
+  password: string;
+  version: string | undefined;
+  log: string | undefined;
+}): Promise<WordPressTarget> {
+  const url = site.url.replace(/\/$/, '');
+  const label = (version: string | undefined) => `WordPress ${version ?? '(version unknown)'} at ${url}`;
   try {
-    const response = await fetch(`${url.replace(/\/$/, '')}/?feed=rss2`, {
-      signal: AbortSignal.timeout(5_000),
-    });
+    const response = await fetch(`${url}/wp-json/`, { signal: AbortSignal.timeout(5_000) });
+    await response.arrayBuffer();
+    if (response.status !== 200)
+      return {
+        available: false,
+        name: label(site.version),
+        reason: `GET ${url}/wp-json/ answered ${response.status}`,
+      };
+  } catch (error) {
+    return {
+      available: false,
+      name: label(site.version),
+      reason: `${url} does not answer (${(error as Error).message})`,
+    };
+  }
+  const version = site.version ?? (await feedVersion(url));
+  return { ...site, available: true, url, version, name: `WordPress ${version ?? '(version unknown)'}` };
+}
+
+/** The version a site names in its RSS feed's generator (`…/?v=7.1.4`). */
+async function feedVersion(url: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${url}/?feed=rss2`, { signal: AbortSignal.timeout(5_000) });
     const text = await response.text();
     return /<generator>https?:\/\/wordpress\.org\/\?v=([\d.]+)<\/generator>/.exec(text)?.[1];
   } catch {
@@ -95,12 +145,13 @@ async function siteVersion(url: string): Promise<string | undefined> {
 }
 
 /**
- * Registers what stands in for a suite when WordPress does not answer: under CI=true a failing test
- * (the suite must run there), elsewhere a skipped one, announced loudly with the reason.
+ * Registers what stands in for a suite when WordPress does not answer: under CI=true (or
+ * WORDPRESS_REQUIRED=true, set by `site-contract-tests`) a failing test, elsewhere a skipped one,
+ * announced loudly with the reason.
  */
-export function wordPressUnavailable(reason: string, suite: string): void {
-  const message = `*** SKIPPED: ${suite} against WordPress — ${reason}; run bash scripts/wordpress/wordpress.sh up ***`;
-  if (process.env.CI === 'true') {
+export function wordPressUnavailable(reason: string, suite: string, site = 'WordPress'): void {
+  const message = `*** SKIPPED: ${suite} against ${site} — ${reason}; run bash scripts/wordpress/wordpress.sh up ***`;
+  if (process.env.CI === 'true' || process.env.WORDPRESS_REQUIRED === 'true') {
     it('needs WordPress (CI=true)', () => {
       throw new Error(message);
     });
@@ -110,15 +161,20 @@ export function wordPressUnavailable(reason: string, suite: string): void {
   it.skip(message, () => {});
 }
 
-/** Compares dotted versions: is `version` older than `since`? */
-export function olderThan(version: string, since: string): boolean {
-  const a = version.split('.').map(Number);
-  const b = since.split('.').map(Number);
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const diff = (a[i] ?? 0) - (b[i] ?? 0);
-    if (diff !== 0) return diff < 0;
-  }
-  return false;
+/** Authenticated JSON calls to routes outside the site spec (users, menus), with plain fetch. */
+export function restApi(site: WordPressSite) {
+  const authorization = `Basic ${Buffer.from(`${site.user}:${site.password}`).toString('base64')}`;
+  return async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${site.url}/wp-json${path}`, {
+      method,
+      headers: { authorization, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, unknown>;
+    if (!response.ok)
+      throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json).slice(0, 300)}`);
+    return json;
+  };
 }
 
 export interface SiteUser {
@@ -132,18 +188,7 @@ export interface SiteUser {
  * site spec, so plain fetch): requests with it show what WordPress refuses a logged-in user (403).
  */
 export async function createUser(site: WordPressSite, role: string, name: string): Promise<SiteUser> {
-  const authorization = `Basic ${Buffer.from(`${site.user}:${site.password}`).toString('base64')}`;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${site.url}/wp-json${path}`, {
-      method,
-      headers: { authorization, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (!response.ok)
-      throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json).slice(0, 300)}`);
-    return json;
-  };
+  const api = restApi(site);
   const user = await api('POST', '/wp/v2/users', {
     username: name,
     email: `${name}@example.org`,

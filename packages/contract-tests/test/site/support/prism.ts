@@ -1,0 +1,28 @@
+// The Prism mock of the site spec as a target: it answers the spec's own examples, and `Prefer: code=N`
+// picks the documented response. Only the repository's own suite uses it (the mock is a dev dependency).
+import { Writable } from 'node:stream';
+import { startMock } from '@platform-api/mock';
+import { freePort } from '../../../src/index.js';
+import type { SiteTarget } from './targets.js';
+
+export async function startPrismTarget(): Promise<SiteTarget> {
+  let log = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      log = (log + String(chunk)).slice(-20_000);
+      done();
+    },
+  });
+  const mock = await startMock('site', { port: await freePort(), log: sink });
+  return {
+    name: 'prism',
+    real: false,
+    baseUrl: mock.url,
+    // Prism only checks that Basic credentials are present.
+    credentials: { basic: { username: 'contract-tests', password: 'any-application-password' } },
+    version: undefined,
+    site: undefined,
+    close: () => mock.close(),
+    logTail: () => log.slice(-4_000),
+  };
+}
