@@ -1,45 +1,197 @@
 // `npm test`: installs everything the tests need and runs all of them through turbo.
 // - the workspace (pnpm, frozen lockfile);
-// - Debian's Chromium for the docs browser test and a real WordPress for the site contract tests,
-//   when this machine lets us install them (root with apt-get); otherwise those suites print loudly
-//   that they were skipped and why (and fail under CI=true);
-// - then lint, typecheck and test of every package, and a one-line total.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// - when this machine lets us (root with apt-get): Debian's Chromium for the docs browser test, real
+//   WordPress sites for the site contract tests (scripts/wordpress) and a private PostgreSQL for the
+//   PostgreSQL runs of the server and contract suites (scripts/postgres). Otherwise those suites print
+//   loudly that they were skipped and why (and fail under CI=true);
+// - then lint, typecheck and test of every package, and a one-line total;
+// - at the end, however it ends (pass, fail, error, Ctrl-C, SIGTERM): stops the services this run
+//   started (not those that were already running or that the environment points to) unless
+//   PLATFORM_KEEP_SERVICES=1, and removes the run's temp folder (TMPDIR of every test).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installWorkspace, isRoot, log, pnpm, root, run, turboEnv } from './lib/toolchain.mjs';
+import { runInGroup, signalGroup, stopProcessesWithEnv } from './lib/processes.mjs';
+import { forgetStarted, recordStarted, registerRun, releaseRun, shouldStop } from './lib/services.mjs';
+import { installCommand, isRoot, log, pnpmCommand, root, turboEnv } from './lib/toolchain.mjs';
 
-installWorkspace();
+const ci = process.env.CI === 'true';
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: read by npm test itself, never by a turbo task
+const keepServices = /^(1|true|yes)$/i.test(process.env.PLATFORM_KEEP_SERVICES ?? '');
+const canInstall = isRoot && existsSync('/usr/bin/apt-get');
+const wordpressScript = 'scripts/wordpress/wordpress.sh';
+const postgresScript = 'scripts/postgres/postgres.sh';
 
-const hasApt = existsSync('/usr/bin/apt-get');
-if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
-  if (isRoot && hasApt) {
-    log("Installing Debian's Chromium for the docs browser test");
-    run('apt-get', ['update', '-qq']);
-    run(
-      'apt-get',
-      ['install', '-y', '-qq', '--no-install-recommends', '-o', 'DPkg::Lock::Timeout=600', 'chromium'],
-      {
-        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      },
+/** Services this run is responsible for (see lib/services.mjs), stopped at the end, last first. */
+const started = [];
+/** What could not be provisioned: repeated next to the totals, and a failure under CI=true. */
+const problems = [];
+
+// --- signals: forwarded to the step that runs (its own process group), then the normal teardown ---
+const signalNumbers = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+let interrupted;
+let running; // the child of the current step
+let tearingDown = false;
+function interrupt(signal, why = signal) {
+  if (tearingDown || interrupted) {
+    console.error(`\n(${why}: already stopping; letting the services stop cleanly)`);
+    return;
+  }
+  interrupted = signal;
+  console.error(`\n*** ${why}: ending the run, then stopping what it started ***`);
+  if (running) signalGroup(running.pid, signal);
+}
+for (const signal of Object.keys(signalNumbers)) process.on(signal, () => interrupt(signal));
+// npm runs us through `sh -c`: a SIGTERM to npm alone ends npm and sh and never reaches us. A parent
+// gone (we were re-parented) ends the run as a SIGTERM would.
+const parent = process.ppid;
+const parentWatch = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(parentWatch);
+  interrupt('SIGTERM', `the parent process (pid ${parent}) is gone`);
+}, 1000).unref();
+
+class Interrupted extends Error {}
+
+/** Runs one step in its own process group; throws when it fails (unless `allowFailure`). */
+async function step(command, args, { env = process.env, allowFailure = false } = {}) {
+  if (interrupted) throw new Interrupted();
+  const { code, signal } = await runInGroup(command, args, {
+    env,
+    onStart: (child) => {
+      running = child;
+    },
+  });
+  running = undefined;
+  if (interrupted) throw new Interrupted();
+  if (code !== 0 && !allowFailure)
+    throw new Error(`${command} ${args.join(' ')} failed with ${code ?? signal}`);
+  return code === 0;
+}
+
+/** A quick command's stdout. */
+function capture(command, args) {
+  return (
+    spawnSync(command, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout ??
+    ''
+  );
+}
+
+function skipLoudly(message) {
+  console.warn(`\n*** ${message} ***\n`);
+  problems.push(message);
+}
+
+// --- the run's temp folder ---------------------------------------------------------------------------
+// Every test process gets TMPDIR = one folder of this run, removed at the end: whatever a test leaves
+// in its temp dir does not outlive the run. Folders of earlier runs that were killed (their pid is
+// gone) are removed first.
+const tempPrefix = 'platform-api-test-';
+for (const entry of readdirSync(tmpdir())) {
+  const pid = Number(entry.slice(tempPrefix.length).split('-')[0]);
+  if (!entry.startsWith(tempPrefix) || !Number.isInteger(pid) || pid <= 0) continue;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if (error.code === 'ESRCH') rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+const runTemp = mkdtempSync(join(tmpdir(), `${tempPrefix}${process.pid}-`));
+
+// --- provisioning ----------------------------------------------------------------------------------------
+async function installWorkspace() {
+  const { description, command, args, env } = installCommand();
+  log(description);
+  await step(command, args, { env });
+}
+
+async function ensureChromium() {
+  if (existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) return;
+  if (!canInstall) {
+    skipLoudly(
+      'Chromium is missing and cannot be installed here (needs root and apt-get): the docs browser test will be skipped',
     );
-  } else {
-    console.warn(
-      '*** Chromium is missing and cannot be installed here (needs root and apt-get): the docs browser test will be skipped ***',
+    return;
+  }
+  log("Installing Debian's Chromium for the docs browser test");
+  await step('apt-get', ['update', '-qq']);
+  await step(
+    'apt-get',
+    ['install', '-y', '-qq', '--no-install-recommends', '-o', 'DPkg::Lock::Timeout=600', 'chromium'],
+    { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } },
+  );
+}
+
+/**
+ * Brings a service up with its script's `up` (idempotent). This run stops it at the end only if it
+ * was not running before, or an earlier `npm test` started it (then PLATFORM_KEEP_SERVICES kept it).
+ */
+async function upService(name, script) {
+  const responsible = shouldStop(name, script);
+  if (responsible) started.push({ name, script });
+  else console.log(`(${name} was already running, started by someone else: this run leaves it running)`);
+  const up = await step('bash', [script, 'up'], { allowFailure: true });
+  if (up && responsible) recordStarted(name, script);
+  return up;
+}
+
+async function ensureWordPress() {
+  if (process.env.WORDPRESS_URL) {
+    log(`Using the WordPress at ${process.env.WORDPRESS_URL}`);
+    return;
+  }
+  if (!canInstall) {
+    skipLoudly(
+      'WordPress cannot be provisioned here (needs root and apt-get): the site contract tests against it will be skipped',
+    );
+    return;
+  }
+  log('Starting real WordPress sites for the site contract tests');
+  if (!(await upService('WordPress', wordpressScript))) {
+    skipLoudly(
+      `${wordpressScript} up failed (above): the site contract tests against WordPress will be skipped`,
     );
   }
 }
 
-if (process.env.WORDPRESS_URL) {
-  log(`Using the WordPress at ${process.env.WORDPRESS_URL}`);
-} else if (isRoot && hasApt) {
-  log('Starting a real WordPress for the site contract tests');
-  run('bash', ['scripts/wordpress/wordpress.sh', 'up']);
-} else {
-  console.warn(
-    '*** WordPress cannot be provisioned here (needs root and apt-get): the site contract tests against it will be skipped ***',
+const postgresInstalled = () =>
+  existsSync('/usr/lib/postgresql') &&
+  readdirSync('/usr/lib/postgresql').some((version) =>
+    existsSync(join('/usr/lib/postgresql', version, 'bin', 'initdb')),
   );
+
+/** The database URL for the suites: the user's, or our private cluster's. */
+async function ensurePostgres() {
+  if (process.env.PLATFORM_TEST_DATABASE_URL) {
+    log(
+      `Using the PostgreSQL at ${redact(process.env.PLATFORM_TEST_DATABASE_URL)} (PLATFORM_TEST_DATABASE_URL)`,
+    );
+    return process.env.PLATFORM_TEST_DATABASE_URL;
+  }
+  if (!canInstall && !postgresInstalled()) {
+    skipLoudly(
+      "PostgreSQL cannot be provisioned here (its server is not installed, and installing it needs root and apt-get): the PostgreSQL runs of the server and contract suites will be skipped; install Debian's `postgresql`, or set PLATFORM_TEST_DATABASE_URL",
+    );
+    return undefined;
+  }
+  log('Starting a private PostgreSQL for the server and contract suites');
+  if (!(await upService('PostgreSQL', postgresScript))) {
+    skipLoudly(
+      `${postgresScript} up failed (above): the PostgreSQL runs of the server and contract suites will be skipped`,
+    );
+    return undefined;
+  }
+  const url = /^export PLATFORM_TEST_DATABASE_URL=(\S+)$/m.exec(
+    capture('bash', [postgresScript, 'env']),
+  )?.[1];
+  if (!url) skipLoudly(`${postgresScript} env printed no PLATFORM_TEST_DATABASE_URL`);
+  return url;
 }
 
+const redact = (url) => url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+
+// --- the tests ---------------------------------------------------------------------------------------------
 /** The JSON reports the packages' vitest runs write (see vitest.shared.ts). */
 function vitestReports() {
   const packageDirs = [
@@ -52,29 +204,78 @@ function vitestReports() {
     .filter((file) => existsSync(file));
 }
 
-// Reports of an earlier run must not be counted: turbo restores those of the tasks it takes from cache.
-for (const report of vitestReports()) rmSync(report);
+async function runTests(databaseUrl) {
+  // Reports of an earlier run must not be counted: turbo restores those of the tasks it takes from cache.
+  for (const report of vitestReports()) rmSync(report);
 
-log('Lint, typecheck and test every package (turbo)');
-let failed = false;
-try {
-  pnpm(['exec', 'turbo', 'run', 'lint', 'typecheck', 'test', '--output-logs=new-only', '--continue'], {
-    env: turboEnv,
-  });
-} catch (error) {
-  failed = true;
-  console.error(String(error));
-}
-
-// One closing line for every vitest run (each package writes test-results/vitest.json).
-const totals = { passed: 0, failed: 0, skipped: 0 };
-for (const report of vitestReports()) {
-  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
-    readFileSync(report, 'utf8'),
+  log('Lint, typecheck and test every package (turbo)');
+  const env = { ...turboEnv, TMPDIR: runTemp };
+  if (databaseUrl) env.PLATFORM_TEST_DATABASE_URL = databaseUrl;
+  const [command, ...prefix] = pnpmCommand();
+  const passed = await step(
+    command,
+    [...prefix, 'exec', 'turbo', 'run', 'lint', 'typecheck', 'test', '--output-logs=new-only', '--continue'],
+    { env, allowFailure: true },
   );
-  totals.passed += numPassedTests;
-  totals.failed += numFailedTests;
-  totals.skipped += numPendingTests + numTodoTests;
+
+  // One closing line for every vitest run (each package writes test-results/vitest.json).
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for (const report of vitestReports()) {
+    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
+      readFileSync(report, 'utf8'),
+    );
+    totals.passed += numPassedTests;
+    totals.failed += numFailedTests;
+    totals.skipped += numPendingTests + numTodoTests;
+  }
+  if (problems.length > 0) {
+    console.log(`\nNot provisioned on this machine${ci ? ' (a failure under CI=true)' : ''}:`);
+    for (const problem of problems) console.log(`  - ${problem}`);
+  }
+  console.log(`\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  return passed && totals.failed === 0 && !(ci && problems.length > 0);
 }
-console.log(`\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
-process.exit(failed || totals.failed > 0 ? 1 : 0);
+
+// --- teardown ------------------------------------------------------------------------------------------------
+async function teardown() {
+  tearingDown = true;
+  try {
+    const others = releaseRun();
+    if (started.length === 0) return;
+    const names = started.map((service) => service.name).join(' and ');
+    if (others.length > 0) {
+      log(`Leaving ${names} running: another npm test of this checkout uses them (pid ${others.join(', ')})`);
+    } else if (keepServices) {
+      log(`Keeping ${names} running (PLATFORM_KEEP_SERVICES); the next npm test without it stops them, or:`);
+      for (const { script } of started) console.log(`  bash ${script} stop`);
+    } else {
+      log(`Stopping ${names}, started by npm test (PLATFORM_KEEP_SERVICES=1 keeps them running)`);
+      for (const { name, script } of started.reverse()) {
+        const { code } = await runInGroup('bash', [script, 'stop']);
+        if (code === 0) forgetStarted(name);
+        else console.error(`*** stopping ${name} failed (bash ${script} stop exited with ${code}) ***`);
+      }
+    }
+  } catch (error) {
+    console.error(`*** npm test: teardown: ${error.stack ?? error} ***`);
+  } finally {
+    // Anything the tests started that outlived them carries the run's TMPDIR.
+    await stopProcessesWithEnv('TMPDIR', runTemp).catch(() => {});
+    rmSync(runTemp, { recursive: true, force: true });
+  }
+}
+
+let ok = false;
+try {
+  registerRun();
+  await installWorkspace();
+  await ensureChromium();
+  await ensureWordPress();
+  const databaseUrl = await ensurePostgres();
+  ok = await runTests(databaseUrl);
+} catch (error) {
+  if (!(error instanceof Interrupted)) console.error(`\n*** npm test: ${error.stack ?? error} ***`);
+} finally {
+  await teardown();
+}
+process.exit(interrupted ? 128 + signalNumbers[interrupted] : ok ? 0 : 1);

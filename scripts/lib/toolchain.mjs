@@ -41,9 +41,21 @@ export function pnpm(args, options) {
   run(command, [...prefix, ...args], options);
 }
 
+/** How the workspace is installed: the pinned pnpm, frozen lockfile. */
+export function installCommand() {
+  const [command, ...prefix] = pnpmCommand();
+  return {
+    description: `Installing the workspace (${pinned}, frozen lockfile)`,
+    command,
+    args: [...prefix, 'install', '--frozen-lockfile'],
+    env: { ...process.env, COREPACK_ENABLE_STRICT: '0' },
+  };
+}
+
 export function installWorkspace() {
-  log(`Installing the workspace (${pinned}, frozen lockfile)`);
-  pnpm(['install', '--frozen-lockfile'], { env: { ...process.env, COREPACK_ENABLE_STRICT: '0' } });
+  const { description, command, args, env } = installCommand();
+  log(description);
+  run(command, args, { env });
 }
 
 export const turboEnv = {

@@ -5,12 +5,16 @@ import pg from 'pg';
 import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
 
 /*
- * The dialects a test file runs on: SQLite always; PostgreSQL at PLATFORM_TEST_DATABASE_URL when it answers.
+ * The dialects a test file runs on: SQLite always; PostgreSQL at PLATFORM_TEST_DATABASE_URL when it answers
+ * (`npm test` starts a private one, scripts/postgres, when the machine lets it, and sets the variable).
  * When it does not, the PostgreSQL runs are skipped LOUDLY — except under CI=true, where they must run.
  */
 
 export const TEST_DATABASE_URL =
   process.env.PLATFORM_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The URL without its password, for messages. */
+const shownUrl = TEST_DATABASE_URL.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 
 async function postgresProblem(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
@@ -19,7 +23,7 @@ async function postgresProblem(): Promise<string | undefined> {
     await client.query('select 1');
     return undefined;
   } catch (error) {
-    return `${TEST_DATABASE_URL} is unreachable (${(error as Error).message})`;
+    return `${shownUrl} is unreachable (${(error as Error).message}); \`npm test\` starts a PostgreSQL when it can (scripts/postgres), or set PLATFORM_TEST_DATABASE_URL`;
   } finally {
     await client.end().catch(() => {});
   }

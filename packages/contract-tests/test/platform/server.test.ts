@@ -2,9 +2,6 @@
 // SQLite and on PostgreSQL: the generic phases (examples, ignored_auth, negative data), stateful
 // walks through Location headers (ensure_resource_availability, use_after_free), tenant isolation,
 // and every event the server delivers checked against the spec's webhooks by a real HTTPS receiver.
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CallOptions,
@@ -16,6 +13,7 @@ import {
   namedExample,
   namedObjectExample,
   negativeDataPhase,
+  type SelfSignedCertificate,
   SpecValidator,
   selfSignedCertificate,
   startWebhookReceiver,
@@ -50,6 +48,7 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
   let otherTenant: ContractClient;
   let dataOnly: ContractClient;
   let credentials: { clientId: string; clientSecret: string };
+  let tls: SelfSignedCertificate | undefined;
 
   /** A client whose bearer token is fetched through the spec's own token operation. */
   async function clientFor(
@@ -97,13 +96,11 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
   };
 
   beforeAll(async () => {
-    const tls = selfSignedCertificate();
-    const caFile = join(tmpdir(), `contract-ca-${process.pid}-${database}.pem`);
-    writeFileSync(caFile, tls.cert);
+    tls = selfSignedCertificate();
     receiver = await startWebhookReceiver({ validator, tls });
     server = await startReferenceServer(database, {
       PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32',
-      PLATFORM_WEBHOOK_CA_FILE: caFile,
+      PLATFORM_WEBHOOK_CA_FILE: tls.certFile,
       PLATFORM_DELIVERY_RETRY_SCHEDULE: '200ms,500ms,1s',
       PLATFORM_DELIVERY_POLL_INTERVAL: '100ms',
     });
@@ -119,6 +116,7 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
   afterAll(async () => {
     await server?.close();
     await receiver?.close();
+    tls?.remove();
   });
 
   describe('examples (any documented answer; ids from the examples do not exist here)', () =>

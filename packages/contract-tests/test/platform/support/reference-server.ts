@@ -1,7 +1,7 @@
 // Runs the reference server (apps/server) as a black box: its CLI creates clients, `serve` runs it,
 // on SQLite (a temp data dir) or PostgreSQL (a fresh schema), as a user would.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -55,8 +55,11 @@ export async function startReferenceServer(
     PLATFORM_PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...extraEnv,
   };
+  // A fresh temp data folder (SQLite) or schema (PostgreSQL), deleted by close() or a failed start.
+  let ownDataDir: string | undefined;
   if (database === 'sqlite') {
-    env.PLATFORM_DATA_DIR = mkdtempSync(join(tmpdir(), 'contract-server-'));
+    ownDataDir = mkdtempSync(join(tmpdir(), 'contract-server-'));
+    env.PLATFORM_DATA_DIR = ownDataDir;
     delete env.DATABASE_URL;
   } else {
     env.DATABASE_URL = postgresUrl;
@@ -75,15 +78,36 @@ export async function startReferenceServer(
     },
   );
   const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      await new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      });
+    }
+    if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
+    if (env.PLATFORM_DATABASE_SCHEMA) {
+      // Leave the shared test database as we found it.
+      const connection = new pg.Client({ connectionString: postgresUrl });
+      await connection.connect();
+      await connection.query(`DROP SCHEMA IF EXISTS "${env.PLATFORM_DATABASE_SCHEMA}" CASCADE`);
+      await connection.end();
+    }
+  };
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the reference server exited with ${child.exitCode}`);
+    let problem: string | undefined;
+    if (child.exitCode !== null) problem = `the reference server exited with ${child.exitCode}`;
+    else if (Date.now() > deadline) problem = 'the reference server did not become ready within 60 s';
+    if (problem) {
+      await stop().catch(() => {});
+      throw new Error(problem);
+    }
     try {
       if ((await fetch(`${url}/readyz`)).status === 200) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('the reference server did not become ready within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 
@@ -104,20 +128,6 @@ export async function startReferenceServer(
     async deleteClient(clientId) {
       await runCli('clients', 'delete', clientId);
     },
-    async close() {
-      if (child.exitCode === null) {
-        await new Promise((resolve) => {
-          child.once('exit', resolve);
-          child.kill('SIGTERM');
-        });
-      }
-      if (env.PLATFORM_DATABASE_SCHEMA) {
-        // Leave the shared test database as we found it.
-        const connection = new pg.Client({ connectionString: postgresUrl });
-        await connection.connect();
-        await connection.query(`DROP SCHEMA IF EXISTS "${env.PLATFORM_DATABASE_SCHEMA}" CASCADE`);
-        await connection.end();
-      }
-    },
+    close: stop,
   };
 }
