@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from './helpers/api.js';
 import { testDialects } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { operations } from './helpers/spec-validator.js';
@@ -56,25 +56,6 @@ describe.each(dialects)('every operation survives junk on %s', (dialect) => {
   }
 });
 
-/** One request as bytes on the wire: `chunked` sends an empty chunked body (no Content-Length). */
-function send(
-  baseUrl: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; text: string }> {
-  const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 // Generic HTTP clients send `Content-Type: application/json` on every request, a DELETE included, and some
 // send an empty chunked body: on an operation that takes no body (or an optional one) that is no body.
 describe.each(dialects)('an empty body is no body, whatever its Content-Type, on %s', (dialect) => {
@@ -98,7 +79,7 @@ describe.each(dialects)('an empty body is no body, whatever its Content-Type, on
       const credentials = op.security.some((requirement) => 'basicAuth' in requirement)
         ? `Basic ${Buffer.from(`${server.client.clientId}:${server.client.clientSecret}`).toString('base64')}`
         : `Bearer ${token}`;
-      const plain = await send(server.baseUrl, op.method, path, { authorization: credentials });
+      const plain = await rawRequest(server.baseUrl, op.method, path, { authorization: credentials });
       const variants: Record<string, string>[] = [
         { 'content-type': 'application/json', 'content-length': '0' },
         { 'content-type': 'application/json; charset=utf-8', 'transfer-encoding': 'chunked' },
@@ -106,7 +87,10 @@ describe.each(dialects)('an empty body is no body, whatever its Content-Type, on
         { 'transfer-encoding': 'chunked' },
       ];
       for (const headers of variants) {
-        const res = await send(server.baseUrl, op.method, path, { authorization: credentials, ...headers });
+        const res = await rawRequest(server.baseUrl, op.method, path, {
+          authorization: credentials,
+          ...headers,
+        });
         expect(res.status, `${JSON.stringify(headers)}: ${res.text}`).toBe(plain.status);
       }
     });

@@ -1,38 +1,9 @@
-import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from './helpers/api.js';
 import { testDialects } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { operations, schemaProblems } from './helpers/spec-validator.js';
-
-/** Sends bytes exactly as given (fetch would normalise the path). */
-function rawRequest(
-  baseUrl: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: Buffer | string,
-) {
-  const url = new URL(baseUrl);
-  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>(
-    (resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      });
-      req.on('error', reject);
-      if (body !== undefined) req.write(body);
-      req.end();
-    },
-  );
-}
 
 /** Writes raw bytes to the server and reads until it closes the connection. */
 function rawExchange(baseUrl: string, bytes: string): Promise<string> {

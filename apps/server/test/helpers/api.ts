@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
 import { findOperation, responseProblems, schemaProblems } from './spec-validator.js';
 
@@ -71,3 +72,32 @@ export function apiClient(baseUrl: string) {
 }
 
 export type Call = ReturnType<typeof apiClient>;
+
+/** Sends bytes exactly as given (fetch would normalise the path). */
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer | string,
+) {
+  const url = new URL(baseUrl);
+  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>(
+    (resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      });
+      req.on('error', reject);
+      if (body !== undefined) req.write(body);
+      req.end();
+    },
+  );
+}
