@@ -137,7 +137,11 @@ describe.each(dialects)('users on %s', (dialect) => {
       json: { name: 'Carl Gauss', email: 'gauss@example.com', role: 'Participant' },
     });
     const id = created.body.id;
-    const del = await server.call('DELETE', `/v1/users/${id}`, { token });
+    // As generic clients send it: a JSON Content-Type on every request, and no body.
+    const del = await server.call('DELETE', `/v1/users/${id}`, {
+      token,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
     const read = await server.call('GET', `/v1/users/${id}`, { token });
