@@ -12,7 +12,7 @@ describe.each(['platform', 'site'] as const)('%s mock', (api) => {
     try {
       expect(mock.url).toBe(`http://127.0.0.1:${port}`);
       const path = api === 'platform' ? '/v1/users?limit=2' : '/wp/v2/posts';
-      const headers = api === 'platform' ? { authorization: 'Bearer any' } : {};
+      const headers: Record<string, string> = api === 'platform' ? { authorization: 'Bearer any' } : {};
       const ok = await fetch(`${mock.url}${path}`, { headers });
       expect(ok.status).toBe(200);
       expect(Array.isArray(await ok.json())).toBe(true);
