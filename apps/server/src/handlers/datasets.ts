@@ -251,10 +251,21 @@ export const datasetHandlers = {
     if (!row) throw notFoundProblem('dataset', ctx.params.id);
     if (typeof ctx.body !== 'string') throw new ApiProblem(415, 'Content-Type must be text/csv');
     const records = parseImport(ctx.body, columnsOf(row));
+    const csv = formatCsv(records);
     const now = clock.now();
+    // APPEND in one statement, so that concurrent appends each keep their rows.
     await db
       .updateTable('datasets')
-      .set({ csv_data: formatCsv(records), row_count: records.length, data_updated_at: now, updated_at: now })
+      .set((eb) =>
+        ctx.query.updateMethod === 'APPEND'
+          ? {
+              csv_data: sql<string>`coalesce(${eb.ref('csv_data')}, '') || ${csv}`,
+              row_count: eb('row_count', '+', records.length),
+              data_updated_at: now,
+              updated_at: now,
+            }
+          : { csv_data: csv, row_count: records.length, data_updated_at: now, updated_at: now },
+      )
       .where('id', '=', row.id)
       .execute();
     return {};

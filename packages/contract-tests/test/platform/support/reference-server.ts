@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../../../src/index.js';
@@ -43,9 +44,15 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
+export interface ReferenceServerOptions {
+  /** Every line the server writes (stdout and stderr); without it, its output goes to the test's. */
+  onOutput?: (line: string) => void;
+}
+
 export async function startReferenceServer(
   database: DatabaseKind,
   extraEnv: Record<string, string> = {},
+  options: ReferenceServerOptions = {},
 ): Promise<ReferenceServer> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -72,11 +79,14 @@ export async function startReferenceServer(
   const child: ChildProcess = spawn(
     process.execPath,
     [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'],
-    {
-      env,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
+    { env, stdio: ['ignore', options.onOutput ? 'pipe' : 'inherit', options.onOutput ? 'pipe' : 'inherit'] },
   );
+  const { onOutput } = options;
+  if (onOutput) {
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream) createInterface({ input: stream }).on('line', onOutput);
+    }
+  }
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
