@@ -21,25 +21,15 @@ import {
 } from '../../src/index.js';
 
 import {
-  type DatabaseKind,
-  postgresUnavailable,
   type ReferenceServer,
+  referenceServerDatabases,
   startReferenceServer,
 } from './support/reference-server.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
 const allScopes = ['user', 'data', 'chat'];
 
-const postgresProblem = await postgresUnavailable();
-if (postgresProblem) {
-  const why = `PostgreSQL is not reachable (${postgresProblem}); set PLATFORM_TEST_DATABASE_URL`;
-  if (process.env.CI === 'true')
-    throw new Error(`contract suite against the server on PostgreSQL cannot run under CI: ${why}`);
-  console.warn(
-    `\n*** SKIPPED: platform contract suite against the reference server on PostgreSQL — ${why} ***\n`,
-  );
-}
-const databases: DatabaseKind[] = postgresProblem ? ['sqlite'] : ['sqlite', 'postgres'];
+const databases = await referenceServerDatabases('platform contract suite against the reference server');
 
 describe.each(databases)('platform API on the reference server (%s)', (database) => {
   let server: ReferenceServer;

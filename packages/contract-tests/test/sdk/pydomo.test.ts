@@ -11,13 +11,13 @@ import { type MockServer, startMock } from '@platform-api/mock';
 import { isObject, type JsonObject, joinPointer, type Operation } from '@platform-api/validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, loadBundle, namedExample, namedObjectExample, SpecValidator } from '../../src/index.js';
-import { type DatabaseKind, postgresUnavailable } from '../platform/support/reference-server.js';
+import { referenceServerDatabases } from '../platform/support/reference-server.js';
+import { unavailable } from '../support/unavailable.js';
 import { type LoggedServer, startLoggedServer } from './support/logged-server.js';
 import {
   describeStep,
   type Exchange,
   pythonSdk,
-  pythonSdkUnavailable,
   runWalk,
   type WalkRun,
   type WalkStep,
@@ -127,23 +127,11 @@ async function logCaughtUp(logged: () => number, count: number): Promise<void> {
 const walkedRequests = (run: WalkRun) => run.steps.reduce((count, step) => count + step.exchanges.length, 0);
 const prismRequests = (log: string) => [...log.matchAll(/\[HTTP SERVER\] (\w+) (\S+) .*Request received/g)];
 
-const postgresProblem = await postgresUnavailable();
-if (postgresProblem) {
-  const why = `PostgreSQL is not reachable (${postgresProblem}); set PLATFORM_TEST_DATABASE_URL`;
-  if (process.env.CI === 'true')
-    throw new Error(`pydomo against the server on PostgreSQL cannot run under CI: ${why}`);
-  const message = `*** SKIPPED: pydomo against the reference server on PostgreSQL — ${why} ***`;
-  console.warn(`\n${message}\n`);
-  it.skip(message, () => {});
-}
-const databases: DatabaseKind[] = postgresProblem ? ['sqlite'] : ['sqlite', 'postgres'];
+const databases = await referenceServerDatabases('pydomo against the reference server');
 
 const sdk = await pythonSdk();
 if (!sdk.available) {
-  pythonSdkUnavailable(
-    sdk.reason,
-    'pydomo (the service Python SDK) against the reference server and the mock',
-  );
+  unavailable('pydomo (the service Python SDK) against the reference server and the mock', sdk.reason);
 } else {
   const python = sdk.python;
 

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../../../src/index.js';
+import { unavailable } from '../../support/unavailable.js';
 
 const require = createRequire(import.meta.url);
 // The package's entry point lives in dist/, next to the CLI.
@@ -20,7 +21,7 @@ export const postgresUrl =
   process.env.PLATFORM_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Whether PostgreSQL answers on its TCP port; the reason when it does not. */
-export async function postgresUnavailable(): Promise<string | undefined> {
+async function postgresUnavailable(): Promise<string | undefined> {
   const { hostname, port } = new URL(postgresUrl);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port || 5432) });
@@ -35,6 +36,20 @@ export async function postgresUnavailable(): Promise<string | undefined> {
     });
     socket.once('error', (error) => resolve(`${hostname}:${port}: ${error.message}`));
   });
+}
+
+/**
+ * The databases a suite runs the reference server on: SQLite always, PostgreSQL when it answers; without
+ * it, the PostgreSQL run stands as a loud skip (a failure under CI=true).
+ */
+export async function referenceServerDatabases(suite: string): Promise<DatabaseKind[]> {
+  const problem = await postgresUnavailable();
+  if (!problem) return ['sqlite', 'postgres'];
+  unavailable(
+    `${suite} on PostgreSQL`,
+    `PostgreSQL is not reachable (${problem}); npm test starts one, or set PLATFORM_TEST_DATABASE_URL`,
+  );
+  return ['sqlite'];
 }
 
 export interface ReferenceServer {

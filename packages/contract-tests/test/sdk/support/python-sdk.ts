@@ -6,7 +6,6 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../../../..');
@@ -80,24 +79,6 @@ async function prepare(): Promise<PythonSdk> {
     rmSync(building, { recursive: true, force: true });
   }
   return { available: true, python: venvPython(venvDir) };
-}
-
-/**
- * Stands in for the suite when the SDK cannot run here: a loud skip, or under CI=true a failing test
- * (CI's machines reach PyPI; a missing SDK there is a broken setup, not a reason to pass).
- */
-export function pythonSdkUnavailable(reason: string, suite: string): void {
-  describe(suite, () => {
-    if (process.env.CI === 'true') {
-      it('needs Python with pydomo (CI=true)', () => {
-        throw new Error(`${suite} cannot run under CI=true: ${reason}`);
-      });
-      return;
-    }
-    const message = `*** SKIPPED: ${suite} — ${reason} ***`;
-    console.warn(`\n${message}\n`);
-    it.skip(message, () => {});
-  });
 }
 
 export interface Exchange {

@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { it } from 'vitest';
 import { compareVersions } from '../../../src/index.js';
+import { unavailable } from '../../support/unavailable.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
 
@@ -145,20 +145,13 @@ async function feedVersion(url: string): Promise<string | undefined> {
 }
 
 /**
- * Registers what stands in for a suite when WordPress does not answer: under CI=true (or
- * WORDPRESS_REQUIRED=true, set by `site-contract-tests`) a failing test, elsewhere a skipped one,
- * announced loudly with the reason.
+ * Stands in for a suite when WordPress does not answer (see unavailable.ts); WORDPRESS_REQUIRED=true, set by
+ * `site-contract-tests`, makes it a failure as CI=true does.
  */
 export function wordPressUnavailable(reason: string, suite: string, site = 'WordPress'): void {
-  const message = `*** SKIPPED: ${suite} against ${site} — ${reason}; run bash scripts/wordpress/wordpress.sh up ***`;
-  if (process.env.CI === 'true' || process.env.WORDPRESS_REQUIRED === 'true') {
-    it('needs WordPress (CI=true)', () => {
-      throw new Error(message);
-    });
-    return;
-  }
-  console.warn(`\n${message}\n`);
-  it.skip(message, () => {});
+  unavailable(`${suite} against ${site}`, `${reason}; run bash scripts/wordpress/wordpress.sh up`, {
+    required: process.env.WORDPRESS_REQUIRED === 'true',
+  });
 }
 
 /** Authenticated JSON calls to routes outside the site spec (users, menus), with plain fetch. */
