@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isUniqueViolation } from './db/database.js';
+import type { Schemas } from './handlers/types.js';
 
 /*
  * THE error model. Two body shapes, both from the spec: ApiError (general) and OAuthError (token endpoint and
@@ -63,20 +64,22 @@ function requestPath(request: FastifyRequest): string {
   return q >= 0 ? url.slice(0, q) : url;
 }
 
-export function apiErrorBody(
-  request: FastifyRequest,
-  status: number,
-  message: string | undefined,
-  details?: FieldProblem[],
-): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    status,
-    statusReason: STATUS_CODES[status] ?? 'Error',
-    path: requestPath(request),
-    toe: String(request.id ?? ''),
+/** An ApiError body; `path` is left out when the request line could not be read. */
+export function apiErrorBody(error: {
+  status: number;
+  message?: string | undefined;
+  details?: FieldProblem[] | undefined;
+  path?: string;
+  toe: string;
+}): Schemas['ApiError'] {
+  const body: Schemas['ApiError'] = {
+    status: error.status,
+    statusReason: STATUS_CODES[error.status] ?? 'Error',
+    toe: error.toe,
   };
-  if (message !== undefined) body.message = message;
-  if (details && details.length > 0) body.details = details;
+  if (error.path !== undefined) body.path = error.path;
+  if (error.message !== undefined) body.message = error.message;
+  if (error.details && error.details.length > 0) body.details = error.details;
   return body;
 }
 
@@ -92,7 +95,15 @@ export function sendApiError(
     .code(status)
     .type('application/json; charset=utf-8')
     .serializer(JSON.stringify)
-    .send(apiErrorBody(reply.request, status, message, details));
+    .send(
+      apiErrorBody({
+        status,
+        message,
+        details,
+        path: requestPath(reply.request),
+        toe: String(reply.request.id ?? ''),
+      }),
+    );
 }
 
 export function sendOAuthError(reply: FastifyReply, problem: OAuthProblem): FastifyReply {
@@ -249,12 +260,7 @@ export function answerClientError(error: Error & { code?: string }, socket: impo
     status: 400,
     message: 'The request is not valid HTTP/1.1',
   };
-  const body = JSON.stringify({
-    status,
-    statusReason: STATUS_CODES[status] ?? 'Error',
-    message,
-    toe: newTraceId(),
-  });
+  const body = JSON.stringify(apiErrorBody({ status, message, toe: newTraceId() }));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -143,16 +143,17 @@ export function registerSpecRoutes(
   services: Services,
   limiter: RateLimiter,
 ): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
-  const methodsByUrl = new Map<string, Set<string>>();
+  /** Spec path → the methods it offers (HEAD with GET): what a 405's Allow lists. */
+  const methodsByPath = new Map<string, Set<string>>();
 
   for (const operation of operations) {
     const handler = (handlers as Record<string, Handler | undefined>)[operation.operationId];
     if (!handler) throw new Error(`no handler for operation ${operation.operationId}`);
     const url = toFastifyPath(operation.path);
-    const methods = methodsByUrl.get(url) ?? new Set<string>();
+    const methods = methodsByPath.get(operation.path) ?? new Set<string>();
     methods.add(operation.method);
     if (operation.method === 'GET') methods.add('HEAD');
-    methodsByUrl.set(url, methods);
+    methodsByPath.set(operation.path, methods);
     const guard = createGuard(operation, services, limiter);
     const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
     const queryNames = operation.parameters.filter((p) => p.in === 'query').map((p) => p.name);
@@ -224,13 +225,11 @@ export function registerSpecRoutes(
 
   // No route: a known path with a method it does not offer — any method, TRACE and PROPFIND included — is
   // 405 with Allow (RFC 9110 §15.5.6); anything else is 404.
-  const knownPaths = operations
-    .map((operation) => operation.path)
-    .filter((path, index, all) => all.indexOf(path) === index)
-    .map((path) => {
-      const methods = methodsByUrl.get(toFastifyPath(path)) ?? new Set<string>();
-      return { pattern: templatePattern(path), methods, allow: [...methods].sort().join(', ') };
-    });
+  const knownPaths = [...methodsByPath].map(([path, methods]) => ({
+    pattern: templatePattern(path),
+    methods,
+    allow: [...methods].sort().join(', '),
+  }));
   const answerNoRoute = (request: FastifyRequest, reply: FastifyReply) => {
     const path = (request.raw.url ?? request.url).split('?')[0] ?? '/';
     const known = knownPaths.find((candidate) => candidate.pattern.test(path));

@@ -332,11 +332,10 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     const pool = new pg.Pool({
       ...connection,
       max: 10,
-      // Epoch-ms times are bigint columns: read them as JS numbers (safe up to year 285616). A value beyond
-      // 2^53 (an employee number) stays exact as a bigint.
+      // Epoch-ms times are bigint columns: read them as JS numbers (safe up to year 285616).
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === PG_INT8 ? parseInt8 : pg.types.getTypeParser(oid, format)) as never,
+          oid === PG_INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
       },
     });
     // An idle client losing its connection must not crash the process.
@@ -393,12 +392,6 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     },
     close: () => db.destroy(),
   };
-}
-
-/** int8 text → number when exact, else bigint (JSON output writes both as integers). */
-function parseInt8(value: string): number | bigint {
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : BigInt(value);
 }
 
 /** A unique-index violation, as better-sqlite3 and pg report it. */
