@@ -16,6 +16,9 @@ set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+readonly SERVICE=postgres STATE_DIR_VARIABLE=POSTGRES_STATE_DIR
+# shellcheck source=scripts/lib/service.sh
+source "$SCRIPT_DIR/../lib/service.sh"
 readonly SCRIPT_DIR REPO_ROOT
 readonly HOST=127.0.0.1
 readonly FIRST_PORT=5432 LAST_PORT=5499
@@ -40,26 +43,6 @@ if [[ ${POSTGRES_PORT:-} && ! ${POSTGRES_PORT} =~ ^[0-9]+$ ]]; then
   echo "postgres: ERROR: POSTGRES_PORT must be a number, not '$POSTGRES_PORT'" >&2
   exit 1
 fi
-
-log() { printf 'postgres: %s\n' "$*" >&2; }
-die() {
-  printf 'postgres: ERROR: %s\n' "$*" >&2
-  exit 1
-}
-is_root() { [[ $(id -u) -eq 0 ]]; }
-
-log_tail() {
-  [[ -f $1 ]] || return 0
-  printf -- '--- last lines of %s ---\n' "$1" >&2
-  tail -n 25 "$1" >&2
-}
-
-elapsed_since() { # start in ns → "1.234"
-  local ms=$((($(date +%s%N) - $1) / 1000000))
-  printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
-}
-
-port_in_use() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
 # --- packages ------------------------------------------------------------------------------------
 # The newest installed server's bin folder (initdb, pg_ctl, postgres, psql, pg_isready), if any.
@@ -325,12 +308,6 @@ write_env_file() {
 
 # --- commands ----------------------------------------------------------------------------------------
 # One `up`/`stop`/`reset` at a time per state folder (several test runs may start at once).
-take_lock() {
-  if ! mkdir -p "$STATE_DIR" 2>/dev/null || ! { exec 9>"$STATE_DIR/.lock"; } 2>/dev/null; then
-    die "cannot write $STATE_DIR/.lock: the state folder belongs to another user (set POSTGRES_STATE_DIR)"
-  fi
-  flock -w 300 9 || die "another postgres.sh holds $STATE_DIR/.lock for over 300 s"
-}
 
 cmd_up() {
   local started

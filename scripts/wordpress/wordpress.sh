@@ -18,6 +18,9 @@ set -euo pipefail
 
 readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+readonly SERVICE=wordpress STATE_DIR_VARIABLE=WORDPRESS_STATE_DIR
+# shellcheck source=scripts/lib/service.sh
+source "$SCRIPT_DIR/../lib/service.sh"
 readonly HOST=127.0.0.1
 readonly BASE_PORT="${WORDPRESS_PORT:-8080}"
 [[ $BASE_PORT =~ ^[0-9]+$ ]] || { echo "wordpress: ERROR: WORDPRESS_PORT must be a number, not '$BASE_PORT'" >&2; exit 1; }
@@ -55,13 +58,6 @@ fi
 SOCKET="$STATE_DIR/mariadb/mariadbd.sock"
 if ((${#SOCKET} > 100)); then SOCKET="/tmp/mariadbd-$(config_name_for "$STATE_DIR").sock"; fi
 readonly SOCKET
-
-log() { printf 'wordpress: %s\n' "$*" >&2; }
-die() {
-  printf 'wordpress: ERROR: %s\n' "$*" >&2
-  exit 1
-}
-is_root() { [[ $(id -u) -eq 0 ]]; }
 
 # Whether a live process has the marker as one exact argument of its command line.
 has_argument() { grep -qszxF -- "$2" "/proc/$1/cmdline"; }
@@ -107,7 +103,6 @@ terminate() { # seconds pid…
   done
 }
 
-port_in_use() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 # Ports `up` has chosen for sites it has not started yet.
 RESERVED_PORTS=()
 port_taken() { [[ " ${RESERVED_PORTS[*]} " == *" $1 "* ]] || port_in_use "$1"; }
@@ -121,17 +116,6 @@ wait_for_exit() { # pid seconds
     ((SECONDS < deadline)) || return 1
     sleep 0.1
   done
-}
-
-log_tail() {
-  [[ -f $1 ]] || return 0
-  printf -- '--- last lines of %s ---\n' "$1" >&2
-  tail -n 25 "$1" >&2
-}
-
-elapsed_since() { # start in ns → "1.234"
-  local ms=$((($(date +%s%N) - $1) / 1000000))
-  printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
 }
 
 # `6.1.9+dfsg1-0+deb12u1` → `6.1.9`; `7.1.4+dfsg1-1` → `7.1.4`.
@@ -659,11 +643,6 @@ migrate_single_site_layout() {
 # --- commands ----------------------------------------------------------------------------------------
 # One `up`/`stop`/`reset` at a time per state folder (test runners may start several at once).
 # The daemons are started with fd 9 closed so they never hold the lock.
-take_lock() {
-  mkdir -p "$STATE_DIR"
-  exec 9>"$STATE_DIR/.lock"
-  flock -w 300 9 || die "another wordpress.sh holds $STATE_DIR/.lock for over 300 s"
-}
 
 cmd_up() {
   local started
