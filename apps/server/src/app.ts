@@ -76,7 +76,6 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     tokens,
     checkWebhookTarget: options.checkWebhookTarget ?? checkWebhookTarget,
     isShuttingDown: () => shuttingDown,
-    outboxWritten: () => {},
     isReady: async () => {
       if (shuttingDown) return false;
       try {

@@ -12,6 +12,7 @@ import { systemClock } from './clock.js';
 import { CONFIG_OPTIONS, ConfigError, loadConfig, parseFlags, type ServerConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { startDispatcher } from './delivery/dispatcher.js';
+import { startSweeper } from './delivery/sweeper.js';
 import { createLogger } from './logger.js';
 import { declaredScopes, loadPlatformSpec } from './spec.js';
 
@@ -93,9 +94,9 @@ async function serve(flags: Map<string, string | true>): Promise<void> {
   const { app, services, beginShutdown } = await buildApp({ config, database, clock, logger, doc });
   await app.listen({ port: config.port, host: config.host });
   const dispatcher = config.deliveryEnabled
-    ? startDispatcher({ db: database.db, dialect: database.dialect, config, logger, clock })
+    ? startDispatcher({ database, config, logger, clock })
     : undefined;
-  if (dispatcher) services.outboxWritten = () => dispatcher.wake();
+  const sweeper = startSweeper({ db: database.db, clock, logger, retentionMs: config.delivery.retentionMs });
   logger.info(
     {
       port: config.port,
@@ -123,6 +124,7 @@ async function serve(flags: Map<string, string | true>): Promise<void> {
     try {
       await app.close();
       await dispatcher?.stop();
+      await sweeper.stop();
       await database.close();
       logger.info('stopped');
       process.exit(0);

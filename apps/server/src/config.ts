@@ -36,6 +36,8 @@ export interface ServerConfig {
     leaseMs: number;
     allowList: string[];
     caCertificates: string | undefined;
+    /** How long delivered and failed outbox rows are kept before the sweeper deletes them. */
+    retentionMs: number;
   };
   /** Run the webhook dispatcher inside `serve`. */
   deliveryEnabled: boolean;
@@ -168,6 +170,11 @@ export const CONFIG_OPTIONS = {
     help: 'rows claimed per poll (default 10)',
   },
   lease: { flag: 'delivery-lease', env: 'PLATFORM_DELIVERY_LEASE', help: 'claim lease (default 60s)' },
+  retention: {
+    flag: 'delivery-retention',
+    env: 'PLATFORM_DELIVERY_RETENTION',
+    help: 'how long delivered and failed deliveries are kept (default 7d)',
+  },
   allowList: {
     flag: 'webhook-allowlist',
     env: 'PLATFORM_WEBHOOK_ALLOWLIST',
@@ -353,6 +360,7 @@ export function loadConfig(
       leaseMs: duration('lease', 60_000, 1000),
       allowList,
       caCertificates,
+      retentionMs: duration('retention', 7 * 86_400_000, 1000),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

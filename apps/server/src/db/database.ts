@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type ColumnType, type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest, OUTBOX_CHANNEL } from './migrations.js';
 
 /*
  * Row types of the tables (internal storage shapes, not API shapes). Both dialects store JSON as text,
@@ -191,6 +191,8 @@ export interface EventDeliveriesTable {
   last_error: string | null;
   created_at: number;
   delivered_at: number | null;
+  /** When the row became delivered or failed; the sweeper deletes it a retention period later. */
+  finished_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface Database {
@@ -224,21 +226,38 @@ export interface ChangeFeed {
   /**
    * PostgreSQL: calls `onMessage` for every notification on `channel`, and `onReset(listening)` whenever the
    * listening connection drops (false: notifications may be missed until it is back) or is (re)established
-   * (true). Resolves once listening (or after the first failed attempt; it keeps retrying). SQLite: undefined.
+   * (true). Resolves once listening (or after the first failed attempt; it keeps retrying) with a function
+   * that stops listening. SQLite: undefined.
    */
   listen?(
     channel: string,
     onMessage: (payload: string) => void,
     onReset: (listening: boolean) => void,
-  ): Promise<void>;
+  ): Promise<() => Promise<void>>;
   /** SQLite: whether another connection committed since the previous call. PostgreSQL: undefined. */
   changedElsewhere?(): boolean;
+}
+
+/**
+ * Tells dispatchers that rows were added to the outbox, whoever added them: the database itself signals it
+ * (db/migrations.ts, 0005), so no code path that writes events can forget to. PostgreSQL: a NOTIFY sent by a
+ * trigger inside the inserting transaction reaches every process once it commits. SQLite: a temporary
+ * trigger calls into this process while the inserting transaction still holds the only connection, so
+ * whatever the woken dispatcher queries next runs after the commit.
+ */
+export interface OutboxSignal {
+  /**
+   * Calls `onWrite` after each insert into the outbox, and also whenever notifications may have been missed
+   * (the PostgreSQL listening connection came back). Resolves with a function that stops.
+   */
+  subscribe(onWrite: () => void): Promise<() => Promise<void>>;
 }
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: Dialect;
   changes: ChangeFeed;
+  outbox: OutboxSignal;
   close(): Promise<void>;
 }
 
@@ -252,7 +271,7 @@ const PG_INT8 = 20;
 
 /** Listening connections of one PostgreSQL handle: reconnect with backoff, report every drop. */
 function postgresListener(connection: pg.ClientConfig) {
-  const stops: Array<() => Promise<void>> = [];
+  const stops = new Set<() => Promise<void>>();
   const listen: NonNullable<ChangeFeed['listen']> = (channel, onMessage, onReset) => {
     let closed = false;
     let client: pg.Client | undefined;
@@ -297,15 +316,18 @@ function postgresListener(connection: pg.ClientConfig) {
         first = undefined;
       }
     };
-    stops.push(async () => {
+    const stop = async () => {
+      if (closed) return;
       closed = true;
+      stops.delete(stop);
       if (retryTimer) clearTimeout(retryTimer);
       await client?.end().catch(() => {});
-    });
+    };
+    stops.add(stop);
     void connect();
-    return firstAttempt;
+    return firstAttempt.then(() => stop);
   };
-  return { listen, close: () => Promise.all(stops.map((stop) => stop())).then(() => {}) };
+  return { listen, close: () => Promise.all([...stops].map((stop) => stop())).then(() => {}) };
 }
 
 /**
@@ -357,6 +379,12 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
         },
         listen: listener.listen,
       },
+      outbox: {
+        subscribe: (onWrite) =>
+          listener.listen(OUTBOX_CHANNEL, onWrite, (listening) => {
+            if (listening) onWrite();
+          }),
+      },
       close: async () => {
         await listener.close();
         await db.destroy();
@@ -377,6 +405,13 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
     await db.destroy();
     throw error;
   }
+  const outboxListeners = new Set<() => void>();
+  file.function(OUTBOX_CHANNEL, { deterministic: false }, () => {
+    for (const onWrite of outboxListeners) onWrite();
+    return null;
+  });
+  file.exec(`CREATE TEMP TRIGGER event_deliveries_written AFTER INSERT ON main.event_deliveries
+    BEGIN SELECT ${OUTBOX_CHANNEL}(); END`);
   let dataVersion = file.pragma('data_version', { simple: true });
   return {
     db,
@@ -388,6 +423,16 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
         if (now === dataVersion) return false;
         dataVersion = now;
         return true;
+      },
+    },
+    outbox: {
+      async subscribe(onWrite) {
+        // A listener must not touch the database: it runs inside the inserting statement.
+        const listener = () => onWrite();
+        outboxListeners.add(listener);
+        return async () => {
+          outboxListeners.delete(listener);
+        };
       },
     },
     close: () => db.destroy(),

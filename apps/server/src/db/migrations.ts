@@ -2,6 +2,9 @@ import { type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import type { Dialect } from './database.js';
 
+/** The PostgreSQL NOTIFY channel (and SQLite in-process signal) of new outbox rows. */
+export const OUTBOX_CHANNEL = 'platform_outbox_written';
+
 /*
  * Schema migrations, in code so the bundle carries them. Append new migrations; never edit an applied one.
  * Portable types only: text, integer, bigint (epoch ms). JSON is text, booleans are integers 0/1.
@@ -299,6 +302,37 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .alterTable('users')
           .renameColumn('employee_number_digits', 'employee_number')
           .execute();
+      },
+    },
+    '0005_self_waking_outbox': {
+      // Finished deliveries are kept for a retention period counted from when they finished (the sweeper,
+      // delivery/sweeper.ts). PostgreSQL: every insert into the outbox notifies the dispatchers of every
+      // instance from inside the inserting transaction (delivered on commit, dropped on rollback), so no
+      // code path that writes events can forget to wake them. SQLite does the same in-process with a
+      // temporary trigger made when the database is opened (db/database.ts).
+      async up(db: AnyDb) {
+        await db.schema.alterTable('event_deliveries').addColumn('finished_at', 'bigint').execute();
+        await sql`UPDATE event_deliveries SET finished_at = coalesce(delivered_at, next_attempt_at) WHERE status <> 'pending'`.execute(
+          db,
+        );
+        await db.schema
+          .createIndex('event_deliveries_finished_idx')
+          .on('event_deliveries')
+          .column('finished_at')
+          .execute();
+        await db.schema
+          .createIndex('callback_tokens_expiry_idx')
+          .on('callback_tokens')
+          .column('expires_at')
+          .execute();
+        if (dialect !== 'postgres') return;
+        await sql`CREATE FUNCTION outbox_written() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            PERFORM pg_notify(${sql.lit(OUTBOX_CHANNEL)}, '');
+            RETURN NULL;
+          END $$`.execute(db);
+        await sql`CREATE TRIGGER event_deliveries_written AFTER INSERT ON event_deliveries
+          FOR EACH STATEMENT EXECUTE FUNCTION outbox_written()`.execute(db);
       },
     },
   };

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
  * The callback token of an event (`callback.headers["x-chat-bot-token"]`) is minted when the event is sent,
  * not when it is queued: the outbox row keeps the payload without it, and only the token's hash is ever
  * stored. Each attempt gets its own token; all of them are valid for the event's channel until one hour
- * (callbackTtlMs) after the event.
+ * (callbackTtlMs) after the event; the sweeper (sweeper.ts) deletes them after that.
  */
 
 export const CALLBACK_TOKEN_HEADER = 'x-chat-bot-token';
@@ -46,9 +46,6 @@ export async function withCallbackToken(
       created_at: target.now,
     })
     .execute();
-  // Spent tokens are useless: prune them now and then.
-  if (Math.random() < 0.02)
-    await db.deleteFrom('callback_tokens').where('expires_at', '<', target.now).execute();
   payload.callback.headers = { ...payload.callback.headers, [CALLBACK_TOKEN_HEADER]: token };
   return JSON.stringify(payload);
 }

@@ -1,15 +1,17 @@
 // The webhook dispatcher: claims due rows of the `event_deliveries` outbox under a lease, POSTs them
-// (sender.ts), and records the outcome: delivered, retry later (schedule.ts), or failed. A crashed
+// (sender.ts), and records the outcome: delivered, retry later (schedule.ts), or failed. It polls, and the
+// database wakes it whenever rows are added to the outbox (DatabaseHandle.outbox), so a new event is sent
+// at once by every instance's dispatcher without the code that wrote it doing anything. A crashed
 // process leaves its claimed rows locked only until the lease runs out; another (or the restarted)
 // dispatcher then claims them again, so every event is delivered at least once. Receivers dedupe on
 // `webhook-id` (the row id, stable across attempts). See docs/delivery.md.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
-import type { Database } from '../db/database.js';
+import type { DatabaseHandle, EventDeliveriesTable } from '../db/database.js';
 import { withCallbackToken } from './callback-tokens.js';
 import { parseRetryAfterMs, retryAfterCapMs, retryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender } from './sender.js';
@@ -17,8 +19,7 @@ import { signDelivery } from './signing.js';
 import { parseAllowList } from './ssrf.js';
 
 export interface DispatcherOptions {
-  db: Kysely<Database>;
-  dialect: 'sqlite' | 'postgres';
+  database: DatabaseHandle;
   config: ServerConfig;
   logger: Logger;
   clock: Clock;
@@ -33,22 +34,22 @@ export interface Dispatcher {
   stop(): Promise<void>;
   /** Delivers until no row is due now (deliveries scheduled for later are left alone). */
   drain(): Promise<void>;
-  /** Polls now instead of at the next interval (e.g. right after an event was written). */
-  wake(): void;
 }
 
-interface ClaimedDelivery {
-  id: string;
-  instance_id: number;
-  integration_id: string;
-  subscription_id: string;
-  event_type: string;
-  url: string;
-  payload: string;
-  headers: string;
-  attempts: number;
-  created_at: number;
-}
+/** The columns a claim reads. */
+const CLAIMED_COLUMNS = [
+  'id',
+  'instance_id',
+  'integration_id',
+  'subscription_id',
+  'event_type',
+  'url',
+  'payload',
+  'headers',
+  'attempts',
+  'created_at',
+] as const;
+type ClaimedDelivery = Pick<Selectable<EventDeliveriesTable>, (typeof CLAIMED_COLUMNS)[number]>;
 
 /** Headers the dispatcher sets itself; an integration's configured header of the same name is dropped. */
 const RESERVED_HEADERS = new Set([
@@ -69,7 +70,8 @@ const RESERVED_HEADERS = new Set([
 const USER_AGENT = 'platform-api-webhooks/1';
 
 export function startDispatcher(options: DispatcherOptions): Dispatcher {
-  const { db, dialect, logger: parentLogger, clock } = options;
+  const { database, logger: parentLogger, clock } = options;
+  const { db, dialect } = database;
   const settings = options.config.delivery;
   const random = options.random ?? Math.random;
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -90,6 +92,13 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
   let stopping = false;
   let wakeSleeper: (() => void) | undefined;
+  // Set by a wake that arrives while a batch is running, so that the loop polls again instead of sleeping.
+  let wakeRequested = false;
+  /** Polls now instead of at the next interval; during a batch, makes the next poll start at once. */
+  function wake(): void {
+    wakeRequested = true;
+    wakeSleeper?.();
+  }
 
   async function claim(): Promise<ClaimedDelivery[]> {
     const now = clock.now();
@@ -114,18 +123,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
         attempts: eb('attempts', '+', 1),
       }))
       .where('id', 'in', due)
-      .returning([
-        'id',
-        'instance_id',
-        'integration_id',
-        'subscription_id',
-        'event_type',
-        'url',
-        'payload',
-        'headers',
-        'attempts',
-        'created_at',
-      ])
+      .returning(CLAIMED_COLUMNS)
       .execute();
     return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
   }
@@ -141,9 +139,10 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       last_error: string | null;
     },
   ): Promise<void> {
+    const finished_at = values.status === 'pending' ? null : clock.now();
     const result = await db
       .updateTable('event_deliveries')
-      .set({ ...values, locked_until: null })
+      .set({ ...values, finished_at, locked_until: null })
       .where('id', '=', row.id)
       .where('locked_by', '=', workerId)
       .where('status', '=', 'pending')
@@ -292,6 +291,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
         .set({
           status: 'failed',
           locked_until: null,
+          finished_at: now,
           last_error: 'subscription disabled: receiver answered 410 Gone',
         })
         .where('subscription_id', '=', row.subscription_id)
@@ -340,23 +340,30 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function loop(): Promise<void> {
     while (!stopping) {
+      wakeRequested = false;
       let claimed = 0;
       try {
         claimed = await runBatch();
       } catch (error) {
         logger.error({ err: error }, 'webhook dispatcher poll failed');
       }
-      // A full batch means there is probably more due work: poll again at once.
-      if (!stopping && claimed < settings.batchSize) await sleep(settings.pollIntervalMs);
+      // A full batch means there is probably more due work: poll again at once; so does a wake meanwhile.
+      if (!stopping && !wakeRequested && claimed < settings.batchSize) await sleep(settings.pollIntervalMs);
     }
   }
 
   const running = loop();
+  const unsubscribed = database.outbox.subscribe(wake).catch((error: unknown) => {
+    // Without the signal the dispatcher still polls; new events just wait for the next poll.
+    logger.error({ err: error }, 'cannot listen for outbox writes; polling only');
+    return async () => {};
+  });
   logger.debug('webhook dispatcher started');
 
   return {
     async stop() {
       stopping = true;
+      await (await unsubscribed)();
       wakeSleeper?.();
       await running;
       await Promise.allSettled(activeBatches);
@@ -373,9 +380,6 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
           await Promise.allSettled(activeBatches);
         }
       }
-    },
-    wake() {
-      wakeSleeper?.();
     },
   };
 }

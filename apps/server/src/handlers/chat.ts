@@ -173,7 +173,6 @@ export const chatHandlers = {
       }
       return added;
     });
-    ctx.services.outboxWritten();
     return { body: { users: joined.map(chatUser) } };
   },
 
@@ -209,7 +208,6 @@ export const chatHandlers = {
         },
       );
     });
-    ctx.services.outboxWritten();
     return {};
   },
 
@@ -241,7 +239,6 @@ export const chatHandlers = {
         },
       );
     });
-    ctx.services.outboxWritten();
     return { body: await messageBody(db, row) };
   },
 
@@ -296,7 +293,6 @@ export const chatHandlers = {
         },
       );
     });
-    ctx.services.outboxWritten();
     return { body: channelBody(thread), headers: locationOf(`/v1/chat/channels/${thread.id}`) };
   },
 
@@ -320,7 +316,6 @@ export const chatHandlers = {
         },
       );
     });
-    ctx.services.outboxWritten();
     return {};
   },
 } satisfies Partial<HandlerMap>;

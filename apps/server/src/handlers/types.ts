@@ -23,8 +23,6 @@ export interface Services {
   /** False while shutting down or when the database is unreachable. */
   isReady(): Promise<boolean>;
   isShuttingDown(): boolean;
-  /** Called after an action committed outbox rows: wakes the dispatcher instead of waiting for its poll. */
-  outboxWritten(): void;
 }
 
 /*

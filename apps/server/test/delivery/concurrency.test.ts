@@ -3,7 +3,7 @@
 // FOR UPDATE SKIP LOCKED claim; on SQLite the single-statement UPDATE … RETURNING claim.
 
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { startDispatcher } from '../../src/delivery/dispatcher.js';
@@ -19,7 +19,6 @@ import {
   type TestDatabase,
   testConfig,
   testDialects,
-  waitFor,
 } from './support.js';
 
 const dialects: DialectName[] = await testDialects();
@@ -58,8 +57,7 @@ describe.each(dialects)('several dispatchers on one %s outbox', (dialect) => {
       if (handle !== database) extraHandles.push(handle);
       dispatchers.push(
         startDispatcher({
-          db: handle.db,
-          dialect: handle.dialect,
+          database: handle,
           // Small batches and a tight poll make the claims race as hard as possible.
           config: testConfig(certificate, { batchSize: 4, pollIntervalMs: 1 }),
           logger: quietLogger,
@@ -68,17 +66,16 @@ describe.each(dialects)('several dispatchers on one %s outbox', (dialect) => {
         }),
       );
     }
-    await waitFor(
+    await vi.waitFor(
       async () => {
         const { count } = await database.db
           .selectFrom('event_deliveries')
           .select((eb) => eb.fn.countAll<number>().as('count'))
           .where('status', '=', 'delivered')
           .executeTakeFirstOrThrow();
-        return Number(count) === ROWS;
+        expect(Number(count)).toBe(ROWS);
       },
-      15_000,
-      'all rows delivered',
+      { timeout: 15_000, interval: 20 },
     );
     await Promise.all(dispatchers.map((d) => d.stop()));
 

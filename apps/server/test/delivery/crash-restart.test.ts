@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import {
   enqueue,
@@ -16,7 +16,6 @@ import {
   type SeededSubscription,
   seedSubscription,
   startReceiver,
-  waitFor,
 } from './support.js';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -68,17 +67,12 @@ describe('delivery across a kill -9 of the real server', () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on('exit', (code, signal) => resolve({ code, signal })),
     );
-    await waitFor(
+    await vi.waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-        try {
-          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-        } catch {
-          return false;
-        }
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).ok).toBe(true);
       },
-      15_000,
-      'the server to answer /healthz',
+      { timeout: 15_000, interval: 20 },
     );
     return { child, output: () => output, exited };
   };
@@ -117,7 +111,7 @@ describe('delivery across a kill -9 of the real server', () => {
     receiver.respond = () => ({ status: 204, delayMs: 400 });
 
     const first = await startServer();
-    await waitFor(() => receiver.requests.length >= 5, 10_000, 'deliveries in flight');
+    await vi.waitFor(() => expect(receiver.requests.length).toBeGreaterThanOrEqual(5), { timeout: 10_000 });
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
 
@@ -130,16 +124,17 @@ describe('delivery across a kill -9 of the real server', () => {
     expect(leased.length).toBeGreaterThan(0); // claimed by the dead process, waiting for the lease to expire
 
     const second = await startServer();
-    await waitFor(
-      async () => {
-        const rows = await database.db.selectFrom('event_deliveries').select('status').execute();
-        return rows.filter((r) => r.status === 'delivered').length === EVENTS;
-      },
-      15_000,
-      'every event delivered after the restart',
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\nserver output:\n${second.output()}`);
-    });
+    await vi
+      .waitFor(
+        async () => {
+          const rows = await database.db.selectFrom('event_deliveries').select('status').execute();
+          expect(rows.filter((r) => r.status === 'delivered')).toHaveLength(EVENTS);
+        },
+        { timeout: 15_000, interval: 20 },
+      )
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nserver output:\n${second.output()}`);
+      });
 
     const received = receiver.requests.map((r) => String(r.headers['webhook-id']));
     expect(new Set(received)).toEqual(ids);
@@ -155,7 +150,7 @@ describe('delivery across a kill -9 of the real server', () => {
     receiver.requests.length = 0;
     receiver.respond = () => ({ status: 200, delayMs: 700 });
     const ids = await Promise.all([1, 2, 3].map(() => enqueue(database, target)));
-    await waitFor(() => receiver.requests.length === 3, 10_000, 'three deliveries in flight');
+    await vi.waitFor(() => expect(receiver.requests).toHaveLength(3), { timeout: 10_000 });
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
     const rows = await database.db

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Clock, manualClock, systemClock } from '../../src/clock.js';
 import type { ServerConfig } from '../../src/config.js';
 import { type Dispatcher, startDispatcher } from '../../src/delivery/dispatcher.js';
 import {
@@ -21,7 +21,6 @@ import {
   type TestDatabase,
   testConfig,
   testDialects,
-  waitFor,
 } from './support.js';
 
 const dialects: DialectName[] = await testDialects();
@@ -35,10 +34,12 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
   let database: TestDatabase;
   const running: Dispatcher[] = [];
 
-  const start = (delivery: Partial<ServerConfig['delivery']> = {}, extra: { random?: () => number } = {}) => {
+  const start = (
+    delivery: Partial<ServerConfig['delivery']> = {},
+    extra: { random?: () => number; clock?: Clock } = {},
+  ) => {
     const dispatcher = startDispatcher({
-      db: database.db,
-      dialect: database.dialect,
+      database,
       config: testConfig(certificate, delivery),
       logger: quietLogger,
       clock: systemClock,
@@ -158,7 +159,9 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
       return calls === 1 ? { status: 500 } : calls === 2 ? { status: 404 } : { status: 202 };
     };
     start({ retryScheduleMs: [30, 30, 30] });
-    await waitFor(async () => (await deliveryRow(database, id)).status === 'delivered', 5000, 'delivered');
+    await vi.waitFor(async () => expect((await deliveryRow(database, id)).status).toBe('delivered'), {
+      timeout: 5000,
+    });
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id, id, id]);
     // Every attempt is signed afresh and verifies.
     for (const request of receiver.requests) {
@@ -180,7 +183,9 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
     const id = await enqueue(database, target);
     receiver.respond = () => ({ status: 500 });
     start({ retryScheduleMs: [20, 20] });
-    await waitFor(async () => (await deliveryRow(database, id)).status === 'failed', 5000, 'failed');
+    await vi.waitFor(async () => expect((await deliveryRow(database, id)).status).toBe('failed'), {
+      timeout: 5000,
+    });
     expect(receiver.requests).toHaveLength(3); // the first attempt and two retries
     expect(await deliveryRow(database, id)).toMatchObject({
       attempts: 3,
@@ -196,10 +201,14 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
     const before = Date.now();
     // random() = 0.5: the retry waits half of the 60 s step.
     start({ retryScheduleMs: [60_000] }, { random: () => 0.5 });
-    const row = await waitFor(async () => {
-      const current = await deliveryRow(database, id);
-      return current.attempts === 1 && current.locked_until === null ? current : undefined;
-    });
+    const row = await vi.waitFor(
+      async () => {
+        const current = await deliveryRow(database, id);
+        expect(current).toMatchObject({ attempts: 1, locked_until: null });
+        return current;
+      },
+      { timeout: 5000 },
+    );
     expect(row.status).toBe('pending');
     expect(row.next_attempt_at - before).toBeGreaterThanOrEqual(30_000);
     expect(row.next_attempt_at - Date.now()).toBeLessThanOrEqual(30_000);
@@ -334,19 +343,18 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
   it('reclaims a row whose lease expired (a crashed dispatcher) and delivers it', async () => {
     const target = await seedSubscription(database, { url: receiver.url() });
     const id = await enqueue(database, target);
+    const clock = manualClock();
     await database.db
       .updateTable('event_deliveries')
-      .set({ locked_by: 'crashed-worker', locked_until: Date.now() + 400, attempts: 1 })
+      .set({ locked_by: 'crashed-worker', locked_until: clock.now() + 60_000, attempts: 1 })
       .where('id', '=', id)
       .execute();
-    const dispatcher = start();
+    const dispatcher = start({ pollIntervalMs: 3_600_000 }, { clock });
     await dispatcher.drain();
     expect(receiver.requests).toHaveLength(0); // still leased
-    await waitFor(
-      async () => (await deliveryRow(database, id)).status === 'delivered',
-      5000,
-      'reclaimed delivery',
-    );
+    clock.advance(60_000);
+    await dispatcher.drain();
+    expect(await deliveryRow(database, id)).toMatchObject({ status: 'delivered' });
     expect(receiver.requests).toHaveLength(1);
     expect(await deliveryRow(database, id)).toMatchObject({ attempts: 2 });
   });
@@ -356,7 +364,7 @@ describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
     const ids = await Promise.all([1, 2, 3].map(() => enqueue(database, target)));
     receiver.respond = () => ({ status: 200, delayMs: 400 });
     const dispatcher = start();
-    await waitFor(() => receiver.requests.length === 3, 5000, 'three requests in flight');
+    await vi.waitFor(() => expect(receiver.requests).toHaveLength(3), { timeout: 5000 });
     const stopped = Date.now();
     await dispatcher.stop();
     expect(Date.now() - stopped).toBeGreaterThanOrEqual(200);

@@ -41,8 +41,7 @@ describe.each(dialects)('a chat event delivered end to end on %s', (dialect) => 
     server = await startTestServer(dialect, { delivery }, { checkWebhookTarget });
     // The system clock, so that signatures carry a current timestamp the verifier accepts.
     dispatcher = startDispatcher({
-      db: server.platform.services.db,
-      dialect,
+      database: server.database,
       config: server.config,
       logger: quietLogger,
       clock: systemClock,

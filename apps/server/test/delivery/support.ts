@@ -2,11 +2,9 @@
 // local HTTPS receiver, a database per test file (core's helpers: a temp SQLite file or a fresh
 // PostgreSQL schema), and helpers to seed integrations, subscriptions and outbox rows.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SelfSignedCertificate } from '@platform-api/test-support';
 import pino from 'pino';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
@@ -223,21 +221,6 @@ export async function enqueue(
 
 export async function deliveryRow(handle: DatabaseHandle, id: string) {
   return handle.db.selectFrom('event_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
-/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(
-  check: () => Promise<T> | T,
-  timeoutMs = 5000,
-  what = 'condition',
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 export function removeCertificate(certificate: SelfSignedCertificate): void {

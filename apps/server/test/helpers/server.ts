@@ -4,7 +4,7 @@ import { buildApp, type PlatformApp } from '../../src/app.js';
 import { type CreatedClient, createClient } from '../../src/auth/clients.js';
 import { manualClock } from '../../src/clock.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
-import type { Dialect } from '../../src/db/database.js';
+import type { DatabaseHandle, Dialect } from '../../src/db/database.js';
 import { apiClient, type Call } from './api.js';
 import { freshDatabase } from './databases.js';
 import { doc } from './spec-validator.js';
@@ -14,6 +14,8 @@ export interface TestServer {
   call: Call;
   clock: ReturnType<typeof manualClock>;
   platform: PlatformApp;
+  /** The database the server runs on (for a dispatcher beside it). */
+  database: DatabaseHandle;
   config: ServerConfig;
   /** The client of instance "acme" with every scope. */
   client: CreatedClient;
@@ -70,6 +72,7 @@ export async function startTestServer(
     call,
     clock,
     platform,
+    database: fresh.database,
     config,
     client,
     async token(scopes, which = client) {

@@ -1,0 +1,288 @@
+// The outbox wakes its dispatchers and cleans up after itself: a row inserted by anyone (here a plain
+// INSERT, nothing calling a wake-up) is sent at once although the poll interval is an hour; a wake that
+// arrives while a batch is being sent is not lost; on PostgreSQL a dispatcher in another process (the
+// real server) is woken by an event written through this process's API; and the sweeper deletes finished
+// deliveries after the retention period, and expired callback tokens.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { manualClock, systemClock } from '../../src/clock.js';
+import { type Dispatcher, startDispatcher } from '../../src/delivery/dispatcher.js';
+import { startSweeper, sweepExpired } from '../../src/delivery/sweeper.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  type DialectName,
+  deliveryRow,
+  enqueue,
+  openTestDatabase,
+  quietLogger,
+  type Receiver,
+  removeCertificate,
+  seedSubscription,
+  startReceiver,
+  type TestDatabase,
+  testConfig,
+  testDialects,
+} from './support.js';
+
+const dialects: DialectName[] = await testDialects();
+
+const AN_HOUR = 3_600_000;
+const A_DAY = 86_400_000;
+
+describe.each(dialects)('the outbox on %s', (dialect) => {
+  let certificate: SelfSignedCertificate;
+  let receiver: Receiver;
+  let database: TestDatabase;
+  const running: Dispatcher[] = [];
+
+  beforeAll(async () => {
+    certificate = selfSignedCertificate();
+    receiver = await startReceiver(certificate);
+    database = await openTestDatabase(dialect);
+  });
+
+  afterAll(async () => {
+    await Promise.all(running.map((dispatcher) => dispatcher.stop()));
+    await receiver?.close();
+    await database?.dispose();
+    if (certificate) removeCertificate(certificate);
+  });
+
+  /** A dispatcher that only polls once an hour: anything sent sooner was woken by the outbox. */
+  const startIdleDispatcher = () => {
+    const dispatcher = startDispatcher({
+      database,
+      config: testConfig(certificate, { pollIntervalMs: AN_HOUR }),
+      logger: quietLogger,
+      clock: systemClock,
+    });
+    running.push(dispatcher);
+    return dispatcher;
+  };
+
+  it('wakes the dispatcher when a row is inserted, with nothing calling a wake-up', async () => {
+    const target = await seedSubscription(database, { url: receiver.url() });
+    const dispatcher = startIdleDispatcher();
+    // Let the first poll (at start) find nothing and go to sleep for its hour.
+    await dispatcher.drain();
+    receiver.requests.length = 0;
+    const id = await enqueue(database, target);
+    await vi.waitFor(() => expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id]), {
+      timeout: 1000,
+    });
+    await dispatcher.stop();
+  });
+
+  it('does not lose a wake that arrives while a batch is being sent', async () => {
+    const target = await seedSubscription(database, { url: receiver.url() });
+    const dispatcher = startIdleDispatcher();
+    await dispatcher.drain();
+    receiver.requests.length = 0;
+    receiver.respond = () => ({ status: 204, delayMs: 300 });
+    const first = await enqueue(database, target);
+    await vi.waitFor(() => expect(receiver.requests).toHaveLength(1), { timeout: 1000 });
+    // The first delivery is still in flight: this insert wakes a dispatcher that is not asleep.
+    const second = await enqueue(database, target);
+    await vi.waitFor(
+      async () => {
+        expect((await deliveryRow(database, first)).status).toBe('delivered');
+        expect((await deliveryRow(database, second)).status).toBe('delivered');
+      },
+      { timeout: 2000 },
+    );
+    receiver.respond = () => ({ status: 204 });
+    await dispatcher.stop();
+  });
+
+  it('records when a delivery finished', async () => {
+    const target = await seedSubscription(database, { url: receiver.url() });
+    const id = await enqueue(database, target);
+    const before = Date.now();
+    const dispatcher = startIdleDispatcher();
+    await dispatcher.drain();
+    const row = await deliveryRow(database, id);
+    expect(row.status).toBe('delivered');
+    expect(row.finished_at).toBeGreaterThanOrEqual(before);
+    await dispatcher.stop();
+  });
+
+  it('sweeps finished deliveries after the retention period and expired callback tokens', async () => {
+    // What the tests above delivered would be swept too: start from an empty outbox.
+    await database.db.deleteFrom('event_deliveries').execute();
+    await database.db.deleteFrom('callback_tokens').execute();
+    const target = await seedSubscription(database, { url: receiver.url() });
+    const now = Date.UTC(2030, 0, 1);
+    const retention = 7 * A_DAY;
+    const ids = {
+      deliveredLongAgo: await enqueue(database, target),
+      failedLongAgo: await enqueue(database, target),
+      deliveredRecently: await enqueue(database, target),
+      pendingLongAgo: await enqueue(database, target),
+    };
+    const finish = (id: string, status: 'delivered' | 'failed' | 'pending', finishedAt: number | null) =>
+      database.db
+        .updateTable('event_deliveries')
+        .set({ status, finished_at: finishedAt, created_at: now - 30 * A_DAY })
+        .where('id', '=', id)
+        .execute();
+    await finish(ids.deliveredLongAgo, 'delivered', now - retention);
+    await finish(ids.failedLongAgo, 'failed', now - retention - 1);
+    await finish(ids.deliveredRecently, 'delivered', now - retention + 1);
+    // Not yet finished (a retry far in the future): kept, however old.
+    await finish(ids.pendingLongAgo, 'pending', null);
+    await database.db
+      .updateTable('event_deliveries')
+      .set({ next_attempt_at: now + A_DAY })
+      .where('id', '=', ids.pendingLongAgo)
+      .execute();
+    const token = (hash: string, expiresAt: number) => ({
+      token_hash: hash,
+      instance_id: 1,
+      integration_id: target.integrationId,
+      channel_id: 'c1',
+      expires_at: expiresAt,
+      created_at: expiresAt - AN_HOUR,
+    });
+    await database.db
+      .insertInto('callback_tokens')
+      .values([token(`expired-${dialect}`, now), token(`live-${dialect}`, now + 1)])
+      .execute();
+
+    const result = await sweepExpired(database.db, now, retention);
+    expect(result).toEqual({ deliveries: 2, callbackTokens: 1 });
+    const left = await database.db
+      .selectFrom('event_deliveries')
+      .select('id')
+      .where('id', 'in', Object.values(ids))
+      .execute();
+    expect(left.map((row) => row.id).sort()).toEqual([ids.deliveredRecently, ids.pendingLongAgo].sort());
+    const tokens = await database.db
+      .selectFrom('callback_tokens')
+      .select('token_hash')
+      .where('token_hash', 'like', `%-${dialect}`)
+      .execute();
+    expect(tokens.map((row) => row.token_hash)).toEqual([`live-${dialect}`]);
+
+    // The running sweeper sweeps at start, on the injected clock.
+    const clock = manualClock(now + 2);
+    const sweeper = startSweeper({
+      db: database.db,
+      clock,
+      logger: quietLogger,
+      retentionMs: retention,
+      intervalMs: AN_HOUR,
+    });
+    await vi.waitFor(async () => {
+      const deliveries = await database.db
+        .selectFrom('event_deliveries')
+        .select('id')
+        .where('id', '=', ids.deliveredRecently)
+        .execute();
+      const callbackTokens = await database.db.selectFrom('callback_tokens').select('token_hash').execute();
+      expect({ deliveries, callbackTokens }).toEqual({ deliveries: [], callbackTokens: [] });
+    });
+    await sweeper.stop();
+  });
+});
+
+describe.runIf(dialects.includes('postgres'))('two processes on one PostgreSQL', () => {
+  const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const cli = join(packageDir, 'dist', 'cli.js');
+  let certificate: SelfSignedCertificate;
+  let receiver: Receiver;
+  let server: TestServer;
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  beforeAll(async () => {
+    if (!existsSync(cli)) {
+      // `npm test` builds first (turbo: test dependsOn build); a bare `vitest run` may not have.
+      execFileSync(process.execPath, [join(packageDir, 'node_modules', 'tsup', 'dist', 'cli-default.js')], {
+        cwd: packageDir,
+        stdio: 'ignore',
+      });
+    }
+    certificate = selfSignedCertificate();
+    receiver = await startReceiver(certificate);
+    // This process: the API, with no dispatcher of its own.
+    server = await startTestServer('postgres', { deliveryEnabled: false });
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await server?.close();
+    await receiver?.close();
+    if (certificate) removeCertificate(certificate);
+  });
+
+  it('a dispatcher in another process delivers an event written here within one second', async () => {
+    const port = await freePort();
+    // The other process: the real server, whose dispatcher polls once an hour.
+    child = spawn(process.execPath, [cli, 'serve'], {
+      cwd: packageDir,
+      env: {
+        PATH: process.env.PATH,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: server.config.databaseUrl,
+        PLATFORM_DATABASE_SCHEMA: server.config.databaseSchema,
+        PLATFORM_BOOTSTRAP: 'false',
+        LOG_LEVEL: 'warn',
+        PLATFORM_DELIVERY_POLL_INTERVAL: '1h',
+        PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32,::1',
+        PLATFORM_WEBHOOK_CA_FILE: certificate.certFile,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    await vi.waitFor(
+      async () => {
+        if (child?.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).ok).toBe(true);
+      },
+      { timeout: 15_000 },
+    );
+
+    const token = await server.token(['chat']);
+    const channel = await server.call('POST', '/v1/chat/channels', {
+      token,
+      json: { title: 'two-processes', visibility: 'PUBLIC' },
+    });
+    const integration = await server.call('POST', '/v1/chat/integrations', {
+      token,
+      json: { name: 'Listener', description: 'Hears the other process', scope: 'PUBLIC_CHANNELS' },
+    });
+    const subscription = await server.call(
+      'POST',
+      `/v1/chat/integrations/${integration.body.id}/subscriptions`,
+      { token, json: { eventType: 'MESSAGE_POSTED', url: receiver.url('/two-processes') } },
+    );
+    expect(subscription.status).toBe(200);
+    // The other process's first poll ran at its start: from now on only a wake-up makes it look.
+    receiver.requests.length = 0;
+    const posted = await server.call('POST', `/v1/chat/channels/${channel.body.id}/messages`, {
+      token,
+      json: { text: 'heard next door' },
+    });
+    expect(posted.status).toBe(201);
+    const written = Date.now();
+    await vi.waitFor(() => expect(receiver.requests).toHaveLength(1), { timeout: 1000, interval: 10 });
+    expect(receiver.requests[0]?.at ?? Infinity).toBeLessThan(written + 1000);
+    expect(JSON.parse(receiver.requests[0]?.body ?? '{}')).toMatchObject({
+      message: { text: 'heard next door' },
+    });
+  });
+});
