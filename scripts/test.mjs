@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { runInGroup, signalGroup, stopProcessesWithEnv } from './lib/processes.mjs';
 import { forgetStarted, recordStarted, registerRun, releaseRun, shouldStop } from './lib/services.mjs';
 import { installCommand, isRoot, log, pnpmCommand, root, turboEnv } from './lib/toolchain.mjs';
@@ -218,21 +218,35 @@ async function runTests(databaseUrl) {
     { env, allowFailure: true },
   );
 
-  // One closing line for every vitest run (each package writes test-results/vitest.json).
+  // One closing line for every vitest run (each package writes test-results/vitest.json), naming why
+  // tests were skipped: the reason a stand-in carries in its title ("*** SKIPPED: <suite> — <reason> ***",
+  // packages/test-support), else the skipped test's own name.
   const totals = { passed: 0, failed: 0, skipped: 0 };
+  const skipReasons = new Map();
   for (const report of vitestReports()) {
-    const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
-      readFileSync(report, 'utf8'),
-    );
+    const { numPassedTests, numFailedTests, testResults } = JSON.parse(readFileSync(report, 'utf8'));
     totals.passed += numPassedTests;
     totals.failed += numFailedTests;
-    totals.skipped += numPendingTests + numTodoTests;
+    const where = relative(root, dirname(dirname(report)));
+    for (const { status, ancestorTitles, title, fullName } of testResults.flatMap(
+      (file) => file.assertionResults,
+    )) {
+      if (!['pending', 'skipped', 'todo'].includes(status)) continue;
+      totals.skipped++;
+      const marked = [...ancestorTitles, title].find((text) => text.includes('SKIPPED:'));
+      const reason = marked ? marked.replace(/^.*? — (.*?)(?: \*\*\*)?$/, '$1') : fullName;
+      const key = `${where}: ${reason}`;
+      skipReasons.set(key, (skipReasons.get(key) ?? 0) + 1);
+    }
   }
+  const skipped = [...skipReasons].map(([reason, count]) => `${count} × ${reason}`).join('; ');
   if (problems.length > 0) {
     console.log(`\nNot provisioned on this machine${ci ? ' (a failure under CI=true)' : ''}:`);
     for (const problem of problems) console.log(`  - ${problem}`);
   }
-  console.log(`\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  console.log(
+    `\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped${skipped ? ` (${skipped})` : ''}`,
+  );
   return passed && totals.failed === 0 && !(ci && problems.length > 0);
 }
 

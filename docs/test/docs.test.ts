@@ -16,8 +16,8 @@ const require = createRequire(import.meta.url);
 
 type Doc = {
   tags?: Array<{ name: string }>;
-  paths?: Record<string, Record<string, { summary?: string }>>;
-  webhooks?: Record<string, Record<string, { summary?: string }>>;
+  paths?: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
+  webhooks?: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
 };
 const readBundle = (name: string): Doc =>
   JSON.parse(readFileSync(require.resolve(`@platform-api/spec/${name}.openapi.json`), 'utf8'));
@@ -86,7 +86,16 @@ describe.skipIf(!browserAvailable)('docs in Chromium', () => {
     let menu = '';
     for (const { name } of publicDoc.tags ?? []) {
       await page.locator('.menu-content').getByText(name, { exact: true }).first().click();
-      await page.waitForTimeout(300);
+      // Opened once the menu lists the tag's operations.
+      const [firstOperation] = [
+        ...Object.values(publicDoc.paths ?? {}),
+        ...Object.values(publicDoc.webhooks ?? {}),
+      ]
+        .flatMap((item) => Object.values(item))
+        .filter((operation) => operation.tags?.includes(name) && typeof operation.summary === 'string')
+        .map((operation) => operation.summary as string);
+      if (firstOperation)
+        await page.locator('.menu-content').getByText(firstOperation, { exact: true }).first().waitFor();
       menu += `${await page.locator('.menu-content').innerText()}\n${await page.locator('.api-content').innerText()}\n`;
     }
 

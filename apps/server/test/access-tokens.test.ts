@@ -10,17 +10,15 @@ import {
   SignJWT,
 } from 'jose';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { deleteClient } from '../src/auth/clients.js';
 import { SigningKeys } from '../src/auth/signing-keys.js';
 import { TOKEN_AUDIENCE, verifyAccessToken } from '../src/auth/tokens.js';
 import { createDatabase, type Database, type DatabaseHandle } from '../src/db/database.js';
-import { testDialects } from './helpers/databases.js';
+import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
-const dialects = await testDialects();
-
-describe.each(dialects)('access tokens on %s', (dialect) => {
+describeEachDialect('access tokens on %s', (dialect) => {
   let server: TestServer;
   /** A second connection to the same database, as the CLI or another server instance has. */
   let other: DatabaseHandle;

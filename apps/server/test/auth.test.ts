@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDialects } from './helpers/databases.js';
+import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
-const dialects = await testDialects();
-
-describe.each(dialects)('authentication on %s', (dialect) => {
+describeEachDialect('authentication on %s', (dialect) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(dialect);

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withCallbackToken } from '../src/delivery/callback-tokens.js';
 import { checkWebhookTarget } from '../src/delivery/ssrf.js';
-import { testDialects } from './helpers/databases.js';
+import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { webhookPayloadProblems } from './helpers/spec-validator.js';
 
-const dialects = await testDialects();
-
-describe.each(dialects)('chat integrations, events and callbacks on %s', (dialect) => {
+describeEachDialect('chat integrations, events and callbacks on %s', (dialect) => {
   let server: TestServer;
   let token: string;
   let otherUserId: number;
@@ -397,7 +395,7 @@ describe.each(dialects)('chat integrations, events and callbacks on %s', (dialec
   });
 });
 
-describe.each(dialects)('chat tenancy on %s', (dialect) => {
+describeEachDialect('chat tenancy on %s', (dialect) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(dialect);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@platform-api/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 /* The real binary (dist/cli.js) in child processes: first-start credentials, clients commands, SIGTERM. */
 
@@ -19,23 +19,26 @@ function run(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-function waitFor(child: ChildProcess, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(
-      () => reject(new Error(`timed out waiting for ${pattern}; output: ${seen}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        resolve(seen);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-  });
+/** Everything the child writes, as it arrives. */
+function collectOutput(child: ChildProcess): () => string {
+  let seen = '';
+  const onData = (chunk: Buffer) => {
+    seen += chunk.toString();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return () => seen;
+}
+
+/** Waits until the child's output matches `pattern`; resolves with the output so far. */
+function outputMatching(output: () => string, pattern: RegExp): Promise<string> {
+  return vi.waitFor(
+    () => {
+      expect(output()).toMatch(pattern);
+      return output();
+    },
+    { timeout: 20_000, interval: 20 },
+  );
 }
 
 describe('platform-server CLI', () => {
@@ -62,23 +65,22 @@ describe('platform-server CLI', () => {
       'warn',
     ];
     const first = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = await waitFor(first, /PLATFORM_DEV_CREDENTIALS .*\n/);
+    const output = await outputMatching(collectOutput(first), /PLATFORM_DEV_CREDENTIALS .*\n/);
     const credentials = JSON.parse(/PLATFORM_DEV_CREDENTIALS (.*)\n/.exec(output)![1]!);
     expect(credentials).toMatchObject({ instance: 'dev', scopes: ['user', 'data', 'chat'] });
     expect(output).toContain(`client secret: ${credentials.clientSecret}`);
 
-    let token: Response | undefined;
-    for (let i = 0; i < 50 && !token; i++) {
-      token = await fetch(`http://127.0.0.1:${port}/oauth/token?grant_type=client_credentials`, {
-        headers: {
-          authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
-        },
-      }).catch(async () => {
-        await new Promise((r) => setTimeout(r, 100));
-        return undefined;
-      });
-    }
-    expect(token?.status).toBe(200);
+    // The credentials are printed before the server listens: retry until it answers.
+    const token = await vi.waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${port}/oauth/token?grant_type=client_credentials`, {
+          headers: {
+            authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+          },
+        }),
+      { timeout: 5000, interval: 100 },
+    );
+    expect(token.status).toBe(200);
     const exit = new Promise<number | null>((resolve) => first.on('exit', (code) => resolve(code)));
     first.kill('SIGTERM');
     expect(await exit).toBe(0);
@@ -87,7 +89,7 @@ describe('platform-server CLI', () => {
     const second = spawn(process.execPath, [cli, ...args.slice(0, -2), '--log-level', 'info'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const log = await waitFor(second, /platform server started/);
+    const log = await outputMatching(collectOutput(second), /platform server started/);
     expect(log).not.toContain('PLATFORM_DEV_CREDENTIALS');
     const secondExit = new Promise<number | null>((resolve) => second.on('exit', (code) => resolve(code)));
     second.kill('SIGINT');

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from './helpers/api.js';
-import { testDialects } from './helpers/databases.js';
+import { rawHttpRequest } from '@platform-api/test-support';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { operations } from './helpers/spec-validator.js';
 
@@ -20,9 +20,7 @@ const JUNK_BODIES: unknown[] = [
   { name: 1, email: [], role: {} },
 ];
 
-const dialects = await testDialects();
-
-describe.each(dialects)('every operation survives junk on %s', (dialect) => {
+describeEachDialect('every operation survives junk on %s', (dialect) => {
   let server: TestServer;
   let token: string;
   beforeAll(async () => {
@@ -58,7 +56,7 @@ describe.each(dialects)('every operation survives junk on %s', (dialect) => {
 
 // Generic HTTP clients send `Content-Type: application/json` on every request, a DELETE included, and some
 // send an empty chunked body: on an operation that takes no body (or an optional one) that is no body.
-describe.each(dialects)('an empty body is no body, whatever its Content-Type, on %s', (dialect) => {
+describeEachDialect('an empty body is no body, whatever its Content-Type, on %s', (dialect) => {
   let server: TestServer;
   let token: string;
   beforeAll(async () => {
@@ -79,7 +77,7 @@ describe.each(dialects)('an empty body is no body, whatever its Content-Type, on
       const credentials = op.security.some((requirement) => 'basicAuth' in requirement)
         ? `Basic ${Buffer.from(`${server.client.clientId}:${server.client.clientSecret}`).toString('base64')}`
         : `Bearer ${token}`;
-      const plain = await rawRequest(server.baseUrl, op.method, path, { authorization: credentials });
+      const plain = await rawHttpRequest(server.baseUrl, op.method, path, { authorization: credentials });
       const variants: Record<string, string>[] = [
         { 'content-type': 'application/json', 'content-length': '0' },
         { 'content-type': 'application/json; charset=utf-8', 'transfer-encoding': 'chunked' },
@@ -87,7 +85,7 @@ describe.each(dialects)('an empty body is no body, whatever its Content-Type, on
         { 'transfer-encoding': 'chunked' },
       ];
       for (const headers of variants) {
-        const res = await rawRequest(server.baseUrl, op.method, path, {
+        const res = await rawHttpRequest(server.baseUrl, op.method, path, {
           authorization: credentials,
           ...headers,
         });

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDialects } from './helpers/databases.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
-const dialects = await testDialects();
-
-describe.each(dialects)('groups on %s', (dialect) => {
+describeEachDialect('groups on %s', (dialect) => {
   let server: TestServer;
   let token: string;
   let userId: number;

@@ -1,23 +1,10 @@
-import { connect } from 'node:net';
+import { rawExchange, rawHttpRequest } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from './helpers/api.js';
-import { testDialects } from './helpers/databases.js';
+import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { operations, schemaProblems } from './helpers/spec-validator.js';
 
 /** Writes raw bytes to the server and reads until it closes the connection. */
-function rawExchange(baseUrl: string, bytes: string): Promise<string> {
-  const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.end(bytes));
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    socket.on('error', reject);
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
-  });
-}
-
 describe('malformed and hostile requests (sqlite)', () => {
   let server: TestServer;
   let token: string;
@@ -124,7 +111,7 @@ describe('malformed and hostile requests (sqlite)', () => {
       '/v1/users/9999999999999999999999999',
     ];
     for (const path of paths) {
-      const res = await rawRequest(server.baseUrl, 'GET', path, auth());
+      const res = await rawHttpRequest(server.baseUrl, 'GET', path, auth());
       expect(res.status, `${path} → ${res.text}`).toBeGreaterThanOrEqual(400);
       expect(res.status, `${path} → ${res.text}`).toBeLessThan(500);
       expect(schemaProblems('ApiError', JSON.parse(res.text)), path).toEqual([]);
@@ -178,15 +165,15 @@ describe('malformed and hostile requests (sqlite)', () => {
 
   it('answers 405 with Allow for any method a known path does not offer, TRACE and PROPFIND included', async () => {
     for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'QUERY', 'OPTIONS', 'DELETE']) {
-      const res = await rawRequest(server.baseUrl, method, '/v1/users', auth());
+      const res = await rawHttpRequest(server.baseUrl, method, '/v1/users', auth());
       expect(res.status, method).toBe(405);
       expect(res.headers.allow, method).toBe('GET, HEAD, POST');
       expect(schemaProblems('ApiError', JSON.parse(res.text))).toEqual([]);
     }
-    const trailing = await rawRequest(server.baseUrl, 'PROPFIND', '/v1/users/42/', auth());
+    const trailing = await rawHttpRequest(server.baseUrl, 'PROPFIND', '/v1/users/42/', auth());
     expect(trailing.status).toBe(405);
     expect(trailing.headers.allow).toBe('DELETE, GET, HEAD, PUT');
-    const unknown = await rawRequest(server.baseUrl, 'PROPFIND', '/v1/nothing', auth());
+    const unknown = await rawHttpRequest(server.baseUrl, 'PROPFIND', '/v1/nothing', auth());
     expect(unknown.status).toBe(404);
   });
 
@@ -269,7 +256,7 @@ describe('malformed and hostile requests (sqlite)', () => {
   });
 
   it('rejects a request whose Content-Length lies', async () => {
-    const res = await rawRequest(
+    const res = await rawHttpRequest(
       server.baseUrl,
       'POST',
       '/v1/users',
@@ -334,9 +321,7 @@ describe('NUL characters and shutdown (sqlite)', () => {
   });
 });
 
-const dialects = await testDialects();
-
-describe.each(dialects)('values at the edges of the spec, and concurrency, on %s', (dialect) => {
+describeEachDialect('values at the edges of the spec, and concurrency, on %s', (dialect) => {
   let server: TestServer;
   let token: string;
   beforeAll(async () => {

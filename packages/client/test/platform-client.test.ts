@@ -141,8 +141,7 @@ describe('token cache', () => {
     const calls = Array.from({ length: 10 }, (_, i) =>
       client.GET('/v1/users/{id}', { params: { path: { id: i } } }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(platform.tokenRequests).toHaveLength(1);
+    await vi.waitFor(() => expect(platform.tokenRequests).toHaveLength(1));
     tokenHeld.resolve();
     await Promise.all(calls);
 

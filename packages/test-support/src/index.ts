@@ -1,2 +1,11 @@
+export {
+  type HttpRequest,
+  type HttpResponse,
+  httpRequest,
+  type RawHttpResponse,
+  rawExchange,
+  rawHttpRequest,
+} from './http.js';
 export { freePort, portIsFree } from './ports.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
+export { skippedTitle, type UnavailableOptions, unavailable } from './unavailable.js';

@@ -3,12 +3,12 @@
 // FOR UPDATE SKIP LOCKED claim; on SQLite the single-statement UPDATE … RETURNING claim.
 
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { startDispatcher } from '../../src/delivery/dispatcher.js';
+import { describeEachDialect } from '../helpers/databases.js';
 import {
-  type DialectName,
   enqueue,
   openTestDatabase,
   quietLogger,
@@ -18,15 +18,12 @@ import {
   startReceiver,
   type TestDatabase,
   testConfig,
-  testDialects,
 } from './support.js';
-
-const dialects: DialectName[] = await testDialects();
 
 const ROWS = 150;
 const DISPATCHERS = 3;
 
-describe.each(dialects)('several dispatchers on one %s outbox', (dialect) => {
+describeEachDialect('several dispatchers on one %s outbox', (dialect) => {
   let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let database: TestDatabase;

@@ -3,12 +3,12 @@
 import { createHash } from 'node:crypto';
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { type Clock, manualClock, systemClock } from '../../src/clock.js';
 import type { ServerConfig } from '../../src/config.js';
 import { type Dispatcher, startDispatcher } from '../../src/delivery/dispatcher.js';
+import { describeEachDialect } from '../helpers/databases.js';
 import {
-  type DialectName,
   deliveryRow,
   enqueue,
   openTestDatabase,
@@ -20,15 +20,12 @@ import {
   startReceiver,
   type TestDatabase,
   testConfig,
-  testDialects,
 } from './support.js';
-
-const dialects: DialectName[] = await testDialects();
 
 // A Standard Webhooks secret: whsec_ + base64 of 24 random bytes.
 const SIGNING_SECRET = `whsec_${Buffer.from('0123456789abcdefghijklmn').toString('base64')}`;
 
-describe.each(dialects)('webhook dispatcher on %s', (dialect) => {
+describeEachDialect('webhook dispatcher on %s', (dialect) => {
   let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let database: TestDatabase;

@@ -5,25 +5,16 @@
 
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { type Dispatcher, startDispatcher } from '../../src/delivery/dispatcher.js';
 import { checkWebhookTarget } from '../../src/delivery/ssrf.js';
+import { describeEachDialect } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { schemaProblems } from '../helpers/spec-validator.js';
-import {
-  type DialectName,
-  quietLogger,
-  type Receiver,
-  removeCertificate,
-  startReceiver,
-  testConfig,
-  testDialects,
-} from './support.js';
+import { quietLogger, type Receiver, removeCertificate, startReceiver, testConfig } from './support.js';
 
-const dialects: DialectName[] = await testDialects();
-
-describe.each(dialects)('a chat event delivered end to end on %s', (dialect) => {
+describeEachDialect('a chat event delivered end to end on %s', (dialect) => {
   let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let server: TestServer;

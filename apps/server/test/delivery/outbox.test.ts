@@ -8,13 +8,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { manualClock, systemClock } from '../../src/clock.js';
 import { type Dispatcher, startDispatcher } from '../../src/delivery/dispatcher.js';
 import { startSweeper, sweepExpired } from '../../src/delivery/sweeper.js';
+import { describeEachDialect, describePostgres } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
-  type DialectName,
   deliveryRow,
   enqueue,
   openTestDatabase,
@@ -25,15 +25,12 @@ import {
   startReceiver,
   type TestDatabase,
   testConfig,
-  testDialects,
 } from './support.js';
-
-const dialects: DialectName[] = await testDialects();
 
 const AN_HOUR = 3_600_000;
 const A_DAY = 86_400_000;
 
-describe.each(dialects)('the outbox on %s', (dialect) => {
+describeEachDialect('the outbox on %s', (dialect) => {
   let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let database: TestDatabase;
@@ -189,7 +186,7 @@ describe.each(dialects)('the outbox on %s', (dialect) => {
   });
 });
 
-describe.runIf(dialects.includes('postgres'))('two processes on one PostgreSQL', () => {
+describePostgres('two processes on one PostgreSQL', () => {
   const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const cli = join(packageDir, 'dist', 'cli.js');
   let certificate: SelfSignedCertificate;

@@ -87,9 +87,6 @@ export async function startReceiver(certificate: SelfSignedCertificate): Promise
 
 export type { Dialect as DialectName } from '../../src/db/database.js';
 
-/** SQLite always; PostgreSQL when it answers (loud SKIPPED line otherwise, a failure under CI=true). */
-export { testDialects } from '../helpers/databases.js';
-
 export interface TestDatabase extends DatabaseHandle {
   /** Another connection pool to the same database (a second server instance). */
   reopen(): Promise<DatabaseHandle>;

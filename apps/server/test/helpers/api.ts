@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { httpRequest } from '@platform-api/test-support';
 import { expect } from 'vitest';
 import { findOperation, responseProblems, schemaProblems } from './spec-validator.js';
 
@@ -34,70 +34,30 @@ export function apiClient(baseUrl: string) {
     if (options.basic) {
       headers.authorization = `Basic ${Buffer.from(`${options.basic.id}:${options.basic.secret}`).toString('base64')}`;
     }
-    let body: string | Uint8Array | undefined;
-    if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['content-type'] ??= 'application/json';
-    } else if (options.form) {
-      body = new URLSearchParams(options.form).toString();
-      headers['content-type'] ??= 'application/x-www-form-urlencoded';
-    } else if (options.csv !== undefined) {
-      body = options.csv;
-      headers['content-type'] ??= 'text/csv';
-    } else if (options.raw) {
-      body = options.raw.body;
-      if (options.raw.contentType) headers['content-type'] = options.raw.contentType;
-    }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0)
-      parsed = JSON.parse(text);
-    const result = { status: response.status, headers: response.headers, text, body: parsed };
+    const raw = options.csv !== undefined ? { body: options.csv, contentType: 'text/csv' } : options.raw;
+    const result = await httpRequest(baseUrl, {
+      method,
+      path,
+      headers,
+      json: options.json,
+      form: options.form,
+      raw,
+    });
+    const { status, headers: answered, text, body } = result;
     if (!options.unchecked) {
       const op = findOperation(method, path);
       // A 5xx is a failure unless the operation documents it as an answer (503 of the health checks).
-      const documented5xx = response.status !== 500 && op?.responses[String(response.status)] !== undefined;
-      if (!documented5xx)
-        expect(response.status, `${method} ${path} answered 5xx: ${text}`).toBeLessThan(500);
-      const matchedRoute = op && response.status !== 404 && response.status !== 405;
+      const documented5xx = status !== 500 && op?.responses[String(status)] !== undefined;
+      if (!documented5xx) expect(status, `${method} ${path} answered 5xx: ${text}`).toBeLessThan(500);
+      const matchedRoute = op && status !== 404 && status !== 405;
       const problems =
-        matchedRoute || (op && response.status === 404 && op.responses['404'])
-          ? responseProblems(op!, response.status, response.headers, text)
-          : schemaProblems('ApiError', parsed);
-      expect(problems, `${method} ${path} → ${response.status} ${text.slice(0, 300)}`).toEqual([]);
+        matchedRoute || (op && status === 404 && op.responses['404'])
+          ? responseProblems(op!, status, answered, text)
+          : schemaProblems('ApiError', body);
+      expect(problems, `${method} ${path} → ${status} ${text.slice(0, 300)}`).toEqual([]);
     }
     return result;
   };
 }
 
 export type Call = ReturnType<typeof apiClient>;
-
-/** Sends bytes exactly as given (fetch would normalise the path). */
-export function rawRequest(
-  baseUrl: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: Buffer | string,
-) {
-  const url = new URL(baseUrl);
-  return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>(
-    (resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      });
-      req.on('error', reject);
-      if (body !== undefined) req.write(body);
-      req.end();
-    },
-  );
-}

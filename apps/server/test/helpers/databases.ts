@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { unavailable } from '@platform-api/test-support';
 import pg from 'pg';
+import { describe } from 'vitest';
 import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
 
 /*
@@ -29,17 +31,29 @@ async function postgresProblem(): Promise<string | undefined> {
   }
 }
 
-let cached: Promise<Dialect[]> | undefined;
+const postgresMissing = await postgresProblem();
 
-export function testDialects(): Promise<Dialect[]> {
-  cached ??= (async () => {
-    const problem = await postgresProblem();
-    if (!problem) return ['sqlite', 'postgres'];
-    if (process.env.CI === 'true') throw new Error(`PostgreSQL is required under CI=true: ${problem}`);
-    console.warn(`\n${'!'.repeat(78)}\nSKIPPED: PostgreSQL tests — ${problem}\n${'!'.repeat(78)}\n`);
-    return ['sqlite'];
-  })();
-  return cached;
+/**
+ * Registers `suite` once per dialect, titled with `%s` replaced by the dialect's name. Without PostgreSQL
+ * its run is registered skipped, so each of its tests is counted (and the reason named) in the totals;
+ * under CI=true it is a failing test instead.
+ */
+export function describeEachDialect(title: string, suite: (dialect: Dialect) => void): void {
+  describe(title.replace('%s', 'sqlite'), () => suite('sqlite'));
+  describePostgres(title.replace('%s', 'postgres'), () => suite('postgres'));
+}
+
+/** Registers a suite that needs PostgreSQL (several processes on one database), skipped like the above. */
+export function describePostgres(title: string, suite: () => void): void {
+  if (postgresMissing === undefined) {
+    describe(title, suite);
+    return;
+  }
+  describe(title, () =>
+    unavailable(title, postgresMissing, {
+      registerSkipped: (skipped) => describe.skip(skipped, suite),
+    }),
+  );
 }
 
 /** A fresh database: a new SQLite file in a temp dir, or a new PostgreSQL schema. Removed by cleanup(). */

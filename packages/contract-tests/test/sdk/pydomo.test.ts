@@ -8,11 +8,11 @@
 // The walk's inputs are the spec's own examples; the mock's answers are compared with the spec's examples.
 import { isDeepStrictEqual } from 'node:util';
 import { type MockServer, startMock } from '@platform-api/mock';
+import { unavailable } from '@platform-api/test-support';
 import { isObject, type JsonObject, joinPointer, type Operation } from '@platform-api/validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, loadBundle, namedExample, namedObjectExample, SpecValidator } from '../../src/index.js';
 import { referenceServerDatabases } from '../platform/support/reference-server.js';
-import { unavailable } from '../support/unavailable.js';
 import { type LoggedServer, startLoggedServer } from './support/logged-server.js';
 import {
   describeStep,
@@ -120,8 +120,11 @@ function successExamples(operation: Operation): unknown[] {
 
 /** Waits (at most 5 s) until a log read from another process shows at least `count` requests. */
 async function logCaughtUp(logged: () => number, count: number): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (logged() < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await vi
+    .waitFor(() => expect(logged()).toBeGreaterThanOrEqual(count), { timeout: 5_000, interval: 50 })
+    .catch(() => {
+      // The caller's assertions on the log say what is missing.
+    });
 }
 
 /** The walk's steps against the mock after the token: each must give back one of the spec's examples. */

@@ -1,5 +1,6 @@
 // Runs the reference server (apps/server) as a black box: its CLI creates clients, `serve` runs it,
 // on SQLite (a temp data dir) or PostgreSQL (a fresh schema), as a user would.
+
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+import { unavailable } from '@platform-api/test-support';
 import pg from 'pg';
+import { expect, vi } from 'vitest';
 import { freePort } from '../../../src/index.js';
-import { unavailable } from '../../support/unavailable.js';
 
 const require = createRequire(import.meta.url);
 // The package's entry point lives in dist/, next to the CLI.
@@ -119,21 +121,19 @@ export async function startReferenceServer(
       await connection.end();
     }
   };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    let problem: string | undefined;
-    if (child.exitCode !== null) problem = `the reference server exited with ${child.exitCode}`;
-    else if (Date.now() > deadline) problem = 'the reference server did not become ready within 60 s';
-    if (problem) {
-      await stop().catch(() => {});
-      throw new Error(problem);
-    }
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    await vi.waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the reference server exited with ${child.exitCode}`);
+        expect((await fetch(`${url}/readyz`)).status, 'the reference server is not ready within 60 s').toBe(
+          200,
+        );
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
   }
 
   return {
