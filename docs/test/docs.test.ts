@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HTTP_METHODS } from '@platform-api/validator';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error — plain ESM script without type declarations
@@ -24,7 +25,7 @@ const readBundle = (name: string): Doc =>
 const summaries = (items: Doc['paths']) =>
   Object.values(items ?? {}).flatMap((item) =>
     Object.entries(item)
-      .filter(([method]) => ['get', 'put', 'post', 'delete', 'patch'].includes(method))
+      .filter(([method]) => (HTTP_METHODS as readonly string[]).includes(method))
       .map(([, operation]) => operation.summary)
       .filter((summary): summary is string => typeof summary === 'string'),
   );

@@ -1,8 +1,8 @@
+import { createSpecAjv, SPEC_ID } from '@platform-api/validator';
 import fastJsonStringify from 'fast-json-stringify';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { createSpecAjv } from './ajv.js';
 import { LiveClients } from './auth/live-clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { registerBodyParsers } from './body-parsers.js';
@@ -23,7 +23,7 @@ import type { Services } from './handlers/types.js';
 import { containsBigInt, stringifyExact } from './json.js';
 import { createLogger } from './logger.js';
 import { RateLimiter } from './rate-limit.js';
-import { listOperations, loadPlatformSpec, type OpenApiDocument, SPEC_ID } from './spec.js';
+import { loadPlatformSpec, type OpenApiDocument, servedOperations } from './spec.js';
 import { oauthValidationProblem, registerSpecRoutes, usesOAuthErrors } from './spec-routes.js';
 
 export interface BuildAppOptions {
@@ -53,7 +53,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const doc = options.doc ?? loadPlatformSpec();
-  const operations = listOperations(doc);
+  const operations = servedOperations(doc);
   let shuttingDown = false;
 
   const keys = new SigningKeys(database.db, clock, () => config.tokenTtlSeconds * 1000);
@@ -102,8 +102,8 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   });
 
   // Validation: Ajv 2020-12 with the whole bundle registered once; coercion only for path/query/header strings.
-  const bodyAjv = createSpecAjv(doc, { coerce: false });
-  const stringAjv = createSpecAjv(doc, { coerce: true });
+  const bodyAjv = createSpecAjv(doc as never, { coerce: false });
+  const stringAjv = createSpecAjv(doc as never, { coerce: true });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart !== 'body') return stringAjv.compile(schema as object) as never;
     const validate = bodyAjv.compile(schema as object);

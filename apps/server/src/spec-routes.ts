@@ -1,9 +1,10 @@
+import { type Operation, rebaseRefs, templateToRegExp } from '@platform-api/validator';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { createGuard } from './auth/guard.js';
 import { ApiProblem, type FieldProblem, OAuthProblem, sendApiError, validationDetails } from './errors.js';
 import type { Handler, HandlerMap, Services } from './handlers/types.js';
 import type { RateLimiter } from './rate-limit.js';
-import { rebaseSchema, type SpecOperation, toFastifyPath } from './spec.js';
+import { toFastifyPath } from './spec.js';
 
 /*
  * Registers one Fastify route per operation of the bundle, by operationId. Nothing here names a path,
@@ -13,17 +14,8 @@ import { rebaseSchema, type SpecOperation, toFastifyPath } from './spec.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    operation?: SpecOperation;
+    operation?: Operation;
   }
-}
-
-/** A path template as a pattern over raw request paths (a trailing slash is the same path). */
-function templatePattern(path: string): RegExp {
-  const source = path
-    .split(/(\{[^}]+\})/)
-    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}/?$`);
 }
 
 function mediaTypeOf(request: FastifyRequest): string | undefined {
@@ -32,23 +24,23 @@ function mediaTypeOf(request: FastifyRequest): string | undefined {
 }
 
 function parametersSchema(
-  operation: SpecOperation,
+  operation: Operation,
   location: 'path' | 'query' | 'header',
 ): Record<string, unknown> | undefined {
-  const params = operation.parameters.filter((p) => p.in === location);
+  const params = operation.parameters.map((p) => p.node).filter((p) => p.in === location);
   if (params.length === 0) return undefined;
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const p of params) {
     const name = location === 'header' ? p.name.toLowerCase() : p.name;
-    properties[name] = rebaseSchema(p.schema ?? {});
+    properties[name] = rebaseRefs(p.schema ?? {});
     if (p.required || location === 'path') required.push(name);
   }
   return { type: 'object', properties, required };
 }
 
 /** The operation's Fastify schema: params, querystring, headers and per-media-type body, from the spec. */
-export function fastifySchemaFor(operation: SpecOperation): FastifySchema {
+export function fastifySchemaFor(operation: Operation): FastifySchema {
   const schema: FastifySchema = {};
   const params = parametersSchema(operation, 'path');
   if (params) schema.params = params;
@@ -59,7 +51,7 @@ export function fastifySchemaFor(operation: SpecOperation): FastifySchema {
   if (operation.requestBody) {
     const content: Record<string, { schema: unknown }> = {};
     for (const [mediaType, media] of Object.entries(operation.requestBody.content)) {
-      if (media.schema !== undefined) content[mediaType] = { schema: rebaseSchema(media.schema) };
+      if (media.schema !== undefined) content[mediaType] = { schema: rebaseRefs(media.schema) };
     }
     if (Object.keys(content).length > 0) schema.body = { content } as never;
   }
@@ -68,7 +60,7 @@ export function fastifySchemaFor(operation: SpecOperation): FastifySchema {
     const json = (definition.content as Record<string, { schema?: unknown }> | undefined)?.[
       'application/json'
     ];
-    if (/^2\d\d$/.test(status) && json?.schema !== undefined) response[status] = rebaseSchema(json.schema);
+    if (/^2\d\d$/.test(status) && json?.schema !== undefined) response[status] = rebaseRefs(json.schema);
   }
   if (Object.keys(response).length > 0) schema.response = response;
   return schema;
@@ -96,7 +88,7 @@ function pick(value: unknown, names: string[]): Record<string, unknown> {
 }
 
 /** Operations whose 400 answer is an OAuthError (the token endpoint): validation failures use that shape. */
-export function usesOAuthErrors(operation: SpecOperation): boolean {
+export function usesOAuthErrors(operation: Operation): boolean {
   const schema = (
     operation.responses['400']?.content as Record<string, { schema?: { $ref?: string } }> | undefined
   )?.['application/json']?.schema;
@@ -138,7 +130,7 @@ export function oauthValidationProblem(error: {
 
 export function registerSpecRoutes(
   app: FastifyInstance,
-  operations: SpecOperation[],
+  operations: Operation[],
   handlers: HandlerMap,
   services: Services,
   limiter: RateLimiter,
@@ -150,16 +142,18 @@ export function registerSpecRoutes(
     const handler = (handlers as Record<string, Handler | undefined>)[operation.operationId];
     if (!handler) throw new Error(`no handler for operation ${operation.operationId}`);
     const url = toFastifyPath(operation.path);
+    const method = operation.method.toUpperCase();
     const methods = methodsByPath.get(operation.path) ?? new Set<string>();
-    methods.add(operation.method);
-    if (operation.method === 'GET') methods.add('HEAD');
+    methods.add(method);
+    if (method === 'GET') methods.add('HEAD');
     methodsByPath.set(operation.path, methods);
     const guard = createGuard(operation, services, limiter);
     const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
-    const queryNames = operation.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+    const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
+    const successStatus = operation.successStatus ?? 200;
 
     app.route({
-      method: operation.method as 'GET',
+      method: method as 'GET',
       url,
       schema: fastifySchemaFor(operation),
       config: { operation },
@@ -204,7 +198,7 @@ export function registerSpecRoutes(
           query: request.query as never,
           body: request.body as never,
         });
-        const status = result.status ?? operation.successStatus;
+        const status = result.status ?? successStatus;
         const documented = operation.responses[String(status)];
         if (!documented)
           throw new Error(`${operation.operationId} answered ${status}, which the spec does not document`);
@@ -226,7 +220,7 @@ export function registerSpecRoutes(
   // No route: a known path with a method it does not offer — any method, TRACE and PROPFIND included — is
   // 405 with Allow (RFC 9110 §15.5.6); anything else is 404.
   const knownPaths = [...methodsByPath].map(([path, methods]) => ({
-    pattern: templatePattern(path),
+    pattern: templateToRegExp(path),
     methods,
     allow: [...methods].sort().join(', '),
   }));

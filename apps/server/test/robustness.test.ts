@@ -333,7 +333,7 @@ describeEachDialect('values at the edges of the spec, and concurrency, on %s', (
   it('pages past the end with any offset the spec allows, and refuses larger ones with a documented 400', async () => {
     const group = await server.call('POST', '/v1/groups', { token, json: { name: 'Offsets' } });
     const lists = operations.filter((op) =>
-      op.parameters.some((p) => p.in === 'query' && p.name === 'offset'),
+      op.parameters.some((p) => p.node.in === 'query' && p.node.name === 'offset'),
     );
     expect(lists.map((op) => op.operationId).sort()).toEqual([
       'listDatasets',

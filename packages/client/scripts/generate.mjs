@@ -10,24 +10,21 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { redoclyApis, redoclyConfigPath } from '@platform-api/spec/redocly-config';
+import { HTTP_METHODS, loadBundle } from '@platform-api/validator';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { parse } from 'yaml';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = resolve(packageDir, '../..');
-const redoclyConfigPath = resolve(repoRoot, 'redocly.yaml');
 const toolVersion = JSON.parse(
   readFileSync(resolve(packageDir, 'node_modules/openapi-typescript/package.json'), 'utf8'),
 ).version;
-const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-const redoclyConfig = parse(readFileSync(redoclyConfigPath, 'utf8'));
-const targets = Object.entries(redoclyConfig.apis ?? {})
-  .filter(([, api]) => api?.['x-openapi-ts']?.output)
-  .map(([alias, api]) => {
-    const name = alias.split('@')[0];
+const targets = redoclyApis()
+  .filter(({ settings }) => settings['x-openapi-ts']?.output)
+  .map(({ alias, name, settings: api }) => {
     return {
       alias,
+      name,
       root: api.root,
       bundle: resolve(repoRoot, 'spec/dist', `${name}.openapi.yaml`),
       // x-openapi-ts.output is relative to redocly.yaml, as openapi-typescript's own --redocly mode reads it.
@@ -62,7 +59,7 @@ for (const target of targets) {
   mkdirSync(dirname(target.output), { recursive: true });
   writeFileSync(target.output, `${header(`openapi-typescript ${toolVersion}`)}\n${astToString(ast)}`);
 
-  const document = parse(readFileSync(target.bundle, 'utf8'));
+  const document = loadBundle(target.name);
   const securityOutput = target.output.replace(/\.ts$/, '.security.ts');
   const typesModule = `./${target.output.split('/').pop().replace(/\.ts$/, '.js')}`;
   writeFileSync(securityOutput, securityModule(document, typesModule, header('scripts/generate.mjs')));
@@ -88,7 +85,7 @@ function securityModule(document, typesModule, header) {
   }
   const operations = {};
   for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
-    for (const method of httpMethods) {
+    for (const method of HTTP_METHODS) {
       const operation = pathItem?.[method];
       if (!operation) continue;
       operations[path] ??= {};
@@ -112,7 +109,7 @@ export const securitySchemes = ${json(schemes)} as const;
 export const operationSecurity = {
 ${operationLines}
 } as const satisfies {
-  readonly [P in keyof paths]?: { readonly [M in ${httpMethods.map((m) => `'${m}'`).join(' | ')}]?: SecurityRequirements };
+  readonly [P in keyof paths]?: { readonly [M in ${HTTP_METHODS.map((m) => `'${m}'`).join(' | ')}]?: SecurityRequirements };
 };
 `;
 }

@@ -1,3 +1,5 @@
+export { createSpecAjv, rebaseRefs, SPEC_ID, type SpecAjvOptions } from './ajv.js';
+export { type BundleName, bundlePath, loadBundle } from './bundle.js';
 export {
   escapePointerToken,
   getByPointer,
@@ -14,7 +16,9 @@ export {
   type Check,
   collectOperations,
   isJsonMediaType,
+  type MediaTypeObject,
   type Operation,
+  type ParameterObject,
   type Problem,
   type RequestToCheck,
   type ResponseToCheck,

@@ -2,8 +2,8 @@
 // Ajv for JSON Schema 2020-12 plus formats. It answers, for one response, the questions the contract
 // suite asks (named after Schemathesis' checks): is the status documented, is the content type
 // documented, do the documented headers match, does the body match its schema.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { createSpecAjv, SPEC_ID } from './ajv.js';
 import {
   HTTP_METHODS,
   type HttpMethod,
@@ -14,9 +14,6 @@ import {
   type OpenApiDocument,
   resolveLocal,
 } from './openapi.js';
-
-// ajv-formats ships CommonJS; under NodeNext its default export is the module namespace.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export type Check =
   | 'not_a_server_error'
@@ -32,6 +29,18 @@ export interface Problem {
   message: string;
 }
 
+/** A Parameter Object (references followed). */
+export interface ParameterObject extends JsonObject {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: unknown;
+}
+
+export interface MediaTypeObject extends JsonObject {
+  schema?: unknown;
+}
+
 export interface Operation {
   /** `paths` or `webhooks`. */
   kind: 'path' | 'webhook';
@@ -41,7 +50,15 @@ export interface Operation {
   operationId: string;
   pointer: string;
   node: JsonObject;
-  parameters: Located[];
+  /** Path-level and operation-level parameters merged (the operation's win). */
+  parameters: Located<ParameterObject>[];
+  /** The Request Body Object, references followed. */
+  requestBody: { required: boolean; content: Record<string, MediaTypeObject>; pointer: string } | undefined;
+  /** Status (or `4XX`, `default`) → Response Object, references followed. */
+  responses: Record<string, JsonObject>;
+  /** The lowest 2xx status documented: what a successful call answers. */
+  successStatus: number | undefined;
+  /** Scheme name → scopes, per alternative; `{}` means no authentication. */
   security: Array<Record<string, string[]>>;
   internal: boolean;
   deprecated: boolean;
@@ -60,17 +77,6 @@ export interface ResponseToCheck {
   body: string;
 }
 
-const SPEC_ID = 'urn:platform-api:spec';
-
-// OpenAPI formats that JSON Schema does not define.
-const NUMERIC_FORMATS: Record<string, (n: number) => boolean> = {
-  int32: (n) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
-  int64: (n) => Number.isInteger(n),
-  float: (n) => Number.isFinite(n),
-  double: (n) => Number.isFinite(n),
-};
-const OPAQUE_STRING_FORMATS = ['byte', 'binary', 'password', 'csv'];
-
 export class SpecValidator {
   readonly document: OpenApiDocument;
   readonly operations: Operation[];
@@ -80,13 +86,7 @@ export class SpecValidator {
 
   constructor(document: OpenApiDocument) {
     this.document = document;
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, allowUnionTypes: true });
-    addFormats(this.ajv);
-    for (const [name, validate] of Object.entries(NUMERIC_FORMATS)) {
-      this.ajv.addFormat(name, { type: 'number', validate });
-    }
-    for (const name of OPAQUE_STRING_FORMATS) this.ajv.addFormat(name, true);
-    this.ajv.addSchema(document as object, SPEC_ID);
+    this.ajv = createSpecAjv(document);
     this.operations = collectOperations(document);
     for (const operation of this.operations) this.byOperationId.set(operation.operationId, operation);
   }
@@ -226,12 +226,9 @@ export class SpecValidator {
         });
       }
     }
-    if (operation.node.requestBody === undefined) return problems;
-    const body = this.resolve({
-      node: operation.node.requestBody,
-      pointer: joinPointer(operation.pointer, 'requestBody'),
-    });
-    const content = isObject(body.node.content) ? body.node.content : {};
+    const body = operation.requestBody;
+    if (body === undefined) return problems;
+    const { content } = body;
     const contentType = request.headers.get('content-type') ?? '';
     const mediaType = matchMediaType(Object.keys(content), contentType);
     if (mediaType === undefined) {
@@ -318,6 +315,25 @@ export function collectOperations(document: OpenApiDocument): Operation[] {
           ...shared.map((p, i) => ({ node: p, pointer: joinPointer(item.pointer, 'parameters', String(i)) })),
           ...own.map((p, i) => ({ node: p, pointer: joinPointer(pointer, 'parameters', String(i)) })),
         ]);
+        const responses: Record<string, JsonObject> = {};
+        const responsesPointer = joinPointer(pointer, 'responses');
+        for (const [status, response] of Object.entries(isObject(node.responses) ? node.responses : {})) {
+          responses[status] = resolveLocal(document, {
+            node: response,
+            pointer: joinPointer(responsesPointer, status),
+          }).node;
+        }
+        const successStatus = Object.keys(responses)
+          .filter((status) => /^2\d\d$/.test(status))
+          .map(Number)
+          .sort((a, b) => a - b)[0];
+        const body =
+          node.requestBody === undefined
+            ? undefined
+            : resolveLocal(document, {
+                node: node.requestBody,
+                pointer: joinPointer(pointer, 'requestBody'),
+              });
         operations.push({
           kind,
           method,
@@ -326,6 +342,16 @@ export function collectOperations(document: OpenApiDocument): Operation[] {
           pointer,
           node,
           parameters,
+          requestBody: body && {
+            required: body.node.required === true,
+            content: (isObject(body.node.content) ? body.node.content : {}) as Record<
+              string,
+              MediaTypeObject
+            >,
+            pointer: body.pointer,
+          },
+          responses,
+          successStatus,
           security: (node.security as Operation['security'] | undefined) ?? rootSecurity,
           internal: node['x-internal'] === true,
           deprecated: node.deprecated === true,
@@ -337,10 +363,10 @@ export function collectOperations(document: OpenApiDocument): Operation[] {
 }
 
 /** Operation-level parameters override path-level ones with the same name and location. */
-function mergeParameters(document: OpenApiDocument, located: Located<unknown>[]): Located[] {
-  const byKey = new Map<string, Located>();
+function mergeParameters(document: OpenApiDocument, located: Located<unknown>[]): Located<ParameterObject>[] {
+  const byKey = new Map<string, Located<ParameterObject>>();
   for (const entry of located) {
-    const parameter = resolveLocal(document, entry);
+    const parameter = resolveLocal<ParameterObject>(document, entry);
     byKey.set(`${parameter.node.in}:${parameter.node.name}`, parameter);
   }
   return [...byKey.values()];

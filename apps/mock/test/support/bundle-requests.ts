@@ -1,8 +1,13 @@
 // Requests built from a bundle's own operations and examples, so the mock tests name no path, body or
 // status of their own. (The full request builder lives in @platform-api/contract-tests, which depends on
 // this package; this is the small subset the mock's tests need.)
-import { createRequire } from 'node:module';
-import { type MockedApi, mockedApis } from '../../src/index.js';
+import {
+  collectOperations,
+  loadBundle as loadSpecBundle,
+  type OpenApiDocument,
+  resolveLocal,
+} from '@platform-api/validator';
+import type { MockedApi } from '../../src/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,41 +26,25 @@ export interface BuiltRequest {
   init: RequestInit & { headers: Record<string, string> };
 }
 
-const require = createRequire(import.meta.url);
-const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
 export function loadBundle(api: MockedApi): Json {
-  return require(mockedApis[api].bundle) as Json;
+  return loadSpecBundle(api) as Json;
 }
 
 /** Follows local `$ref`s (`#/components/…`) until a node without one. */
 export function deref(bundle: Json, node: unknown): Json {
-  let current = node as Json;
-  for (let hops = 0; typeof current?.$ref === 'string' && hops < 20; hops++) {
-    const pointer = (current.$ref as string).replace(/^#\//, '').split('/');
-    current = pointer.reduce<unknown>(
-      (at, key) => (at as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
-      bundle,
-    ) as Json;
-  }
-  return current;
+  return resolveLocal<Json>(bundle as OpenApiDocument, { node, pointer: '' }).node;
 }
 
 export function operations(bundle: Json): BundleOperation[] {
-  const result: BundleOperation[] = [];
-  for (const [template, rawItem] of Object.entries(bundle.paths as Json)) {
-    const item = deref(bundle, rawItem);
-    const shared = ((item.parameters as unknown[]) ?? []).map((p) => deref(bundle, p));
-    for (const method of methods) {
-      const operation = item[method] as Json | undefined;
-      if (!operation) continue;
-      const own = ((operation.parameters as unknown[]) ?? []).map((p) => deref(bundle, p));
-      const names = new Set(own.map((p) => `${p.in}:${p.name}`));
-      const parameters = [...shared.filter((p) => !names.has(`${p.in}:${p.name}`)), ...own];
-      result.push({ operationId: operation.operationId as string, method, template, operation, parameters });
-    }
-  }
-  return result;
+  return collectOperations(bundle as OpenApiDocument)
+    .filter((operation) => operation.kind === 'path')
+    .map((operation) => ({
+      operationId: operation.operationId,
+      method: operation.method,
+      template: operation.path,
+      operation: operation.node,
+      parameters: operation.parameters.map((parameter) => parameter.node),
+    }));
 }
 
 function firstExample(bundle: Json, holder: Json | undefined): unknown {

@@ -1,9 +1,9 @@
+import type { Operation } from '@platform-api/validator';
 import type { FastifyRequest } from 'fastify';
 import { CALLBACK_TOKEN_HEADER } from '../delivery/callback-tokens.js';
 import { ApiProblem, OAuthProblem } from '../errors.js';
 import type { Services } from '../handlers/types.js';
 import type { RateLimiter } from '../rate-limit.js';
-import type { SpecOperation } from '../spec.js';
 import { sha256Hex } from './secrets.js';
 import {
   type AuthContext,
@@ -69,7 +69,7 @@ const invalidClient = (credentialsSent: boolean) =>
 const invalidCallback = (message: string) =>
   new ApiProblem(401, message, { headers: { 'www-authenticate': CALLBACK_REALM } });
 
-export function createGuard(operation: SpecOperation, services: Services, limiter: RateLimiter): Guard {
+export function createGuard(operation: Operation, services: Services, limiter: RateLimiter): Guard {
   const requirements = operation.security;
   const isPublic = requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0);
   const oauth = requirements.find((r) => 'oauth2' in r);

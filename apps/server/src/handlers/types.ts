@@ -1,4 +1,5 @@
 import type { operations } from '@platform-api/client/types';
+import type { Operation } from '@platform-api/validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -6,7 +7,7 @@ import type { AuthContext, AuthenticatedClient, TokenSettings } from '../auth/to
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database, Dialect } from '../db/database.js';
-import type { OpenApiDocument, SpecOperation } from '../spec.js';
+import type { OpenApiDocument } from '../spec.js';
 
 /** What every handler can use. One instance per app. */
 export interface Services {
@@ -50,7 +51,7 @@ type AnswerOf<K extends OperationId> = {
 export interface HandlerContext<K extends OperationId = OperationId> {
   request: FastifyRequest;
   reply: FastifyReply;
-  operation: SpecOperation;
+  operation: Operation;
   services: Services;
   /** The bearer token's context (operations secured by oauth2). */
   auth: AuthContext | undefined;
@@ -81,10 +82,7 @@ export type Handler<K extends OperationId = OperationId> = (
 export type HandlerMap = { [K in OperationId]: Handler<K> };
 
 /** The authenticated caller, or a programming error when an oauth2 operation has none. */
-export function requireAuth(context: {
-  auth: AuthContext | undefined;
-  operation: SpecOperation;
-}): AuthContext {
+export function requireAuth(context: { auth: AuthContext | undefined; operation: Operation }): AuthContext {
   if (!context.auth) throw new Error(`${context.operation.operationId}: no bearer auth context`);
   return context.auth;
 }
