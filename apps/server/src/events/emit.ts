@@ -1,36 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { WebhookEventType, WebhookPayload } from '@platform-api/client/types';
+import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
-import type { Database } from '../db/database.js';
-import { type ChannelRow, isActiveOn } from '../handlers/chat-access.js';
+import type { Database, EventDeliveriesTable } from '../db/database.js';
+import { ChannelAccess, type ChannelRow } from '../handlers/chat-access.js';
 
 /*
  * Event emission into the outbox (event_deliveries). Called with the transaction of the action that
  * caused the event, so the action and its deliveries commit (or roll back) together. One row per
  * matching subscription; the row id is the event id (`event.id` in the payload, `webhook-id` header).
+ * The event types and payloads are the spec's webhooks (their generated types), and emitting costs the
+ * same few queries whatever the number of subscriptions.
  */
 
-/** The event types the server emits; each must be a key of the spec's `webhooks` (checked at start and in tests). */
-export const EMITTED_EVENT_TYPES = [
-  'MESSAGE_POSTED',
-  'SLASH_COMMAND',
-  'THREAD_CREATED',
-  'USERS_JOINED_CHANNEL',
-  'USERS_LEFT_CHANNEL',
-] as const;
-export type ChatEventType = (typeof EMITTED_EVENT_TYPES)[number];
+/** The members every event carries; the emitting action supplies the rest (author, message, thread, users). */
+type CommonMembers = 'event' | 'owner' | 'organization' | 'channel' | 'callback';
 
-export interface ChatEventInput {
-  instanceId: number;
-  type: ChatEventType;
-  /** The channel (or thread) the event happened on. */
-  channel: ChannelRow;
-  /** For SLASH_COMMAND: the invoked command (first word of the command line, with its `/`). */
-  command?: string;
-  /** The event-specific members of the payload: author, message, thread, users. */
-  details: Record<string, unknown>;
-}
+/** What an action supplies for an event of type T: the members its webhook payload has beyond the common ones. */
+export type EventDetails<T extends WebhookEventType> = Omit<WebhookPayload<T>, CommonMembers>;
+
+export type ChatEventInput = {
+  [T in WebhookEventType]: {
+    instanceId: number;
+    type: T;
+    /** The channel (or thread) the event happened on. */
+    channel: ChannelRow;
+    /** For SLASH_COMMAND: the invoked command (first word of the command line, with its `/`). */
+    command?: string;
+    details: EventDetails<T>;
+  };
+}[WebhookEventType];
 
 export interface EmitServices {
   clock: Clock;
@@ -61,21 +61,39 @@ export async function emitChatEvent(
   const subscriptions = await trx
     .selectFrom('subscriptions')
     .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')
-    .selectAll('integrations')
+    .innerJoin('users', 'users.id', 'integrations.owner_id')
     .select([
-      'subscriptions.id as subscription_id',
-      'subscriptions.url as subscription_url',
-      'subscriptions.slash_command as subscription_command',
+      'subscriptions.id as subscriptionId',
+      'subscriptions.url',
+      'subscriptions.slash_command as slashCommand',
+      'integrations.id as integrationId',
+      'integrations.scope',
+      'integrations.channel_ids',
+      'integrations.owner_id',
+      'integrations.headers',
+      'users.name as ownerName',
+      'users.email as ownerEmail',
     ])
     .where('subscriptions.instance_id', '=', input.instanceId)
     .where('subscriptions.event_type', '=', input.type)
     .where('subscriptions.disabled_at', 'is', null)
     .orderBy('subscriptions.created_at')
     .execute();
+  const matching = subscriptions.filter(
+    (subscription) =>
+      input.type !== 'SLASH_COMMAND' ||
+      (input.command !== undefined &&
+        subscription.slashCommand !== null &&
+        normaliseCommand(subscription.slashCommand) === normaliseCommand(input.command)),
+  );
+  if (matching.length === 0) return 0;
+
+  // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
+  const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
+  const access = await ChannelAccess.load(trx, input.instanceId, owners, [input.channel]);
 
   const channel: Record<string, string> = { id: input.channel.id, title: input.channel.title };
   if (input.channel.parent_id !== null) channel.parentId = input.channel.parent_id;
-
   // The callback's token is not minted here: the outbox would keep it in clear. The dispatcher mints one
   // for each attempt and stores only its hash (delivery/callback-tokens.ts).
   const callback = {
@@ -83,37 +101,29 @@ export async function emitChatEvent(
     headers: {},
   };
 
-  let written = 0;
-  for (const subscription of subscriptions) {
-    if (input.type === 'SLASH_COMMAND') {
-      if (!input.command || !subscription.subscription_command) continue;
-      if (normaliseCommand(subscription.subscription_command) !== normaliseCommand(input.command)) continue;
-    }
-    if (!(await isActiveOn(trx, subscription, input.channel))) continue;
-
-    const owner = await trx
-      .selectFrom('users')
-      .select(['id', 'name', 'email'])
-      .where('id', '=', subscription.owner_id)
-      .executeTakeFirstOrThrow();
-    const id = randomUUID();
-    const payload = {
-      event: { type: input.type, id },
-      owner: chatUser(owner),
-      organization: { domain: instance.domain },
-      channel,
-      callback,
-      ...input.details,
-    };
-    await trx
-      .insertInto('event_deliveries')
-      .values({
+  const rows: Insertable<EventDeliveriesTable>[] = matching
+    .filter((subscription) => access.isActiveOn(subscription, input.channel))
+    .map((subscription) => {
+      const id = randomUUID();
+      const payload = {
+        event: { type: input.type, id },
+        owner: chatUser({
+          id: subscription.owner_id,
+          name: subscription.ownerName,
+          email: subscription.ownerEmail,
+        }),
+        organization: { domain: instance.domain },
+        channel,
+        callback,
+        ...input.details,
+      };
+      return {
         id,
         instance_id: input.instanceId,
-        integration_id: subscription.id,
-        subscription_id: subscription.subscription_id,
+        integration_id: subscription.integrationId,
+        subscription_id: subscription.subscriptionId,
         event_type: input.type,
-        url: subscription.subscription_url,
+        url: subscription.url,
         payload: JSON.stringify(payload),
         headers: subscription.headers,
         status: 'pending',
@@ -125,9 +135,8 @@ export async function emitChatEvent(
         last_error: null,
         created_at: now,
         delivered_at: null,
-      })
-      .execute();
-    written++;
-  }
-  return written;
+      };
+    });
+  if (rows.length > 0) await trx.insertInto('event_deliveries').values(rows).execute();
+  return rows.length;
 }

@@ -20,10 +20,114 @@ export async function findChannel(db: Kysely<Database>, instanceId: number, chan
     .executeTakeFirst();
 }
 
-/** The top-level channel a thread belongs to (the channel itself when it is not a thread). */
-export async function rootOf(db: Kysely<Database>, channel: ChannelRow): Promise<ChannelRow> {
-  if (channel.parent_id === null) return channel;
-  return (await findChannel(db, channel.instance_id, channel.parent_id)) ?? channel;
+/**
+ * What deciding access needs, loaded in at most two queries (channels, memberships) whatever the number of
+ * channels and users asked about; the rules themselves run in memory. A user can access a channel when its
+ * top-level channel (a thread's parent) is PUBLIC, or when the user is a member of that channel or of the
+ * thread itself.
+ */
+export class ChannelAccess {
+  private constructor(
+    private readonly channels: Map<string, ChannelRow>,
+    private readonly memberships: Set<string>,
+  ) {}
+
+  /**
+   * `channels`: the channels questions will be asked about (their parents are loaded too), or `all` of the
+   * instance. `userIds`: the users whose memberships matter.
+   */
+  static async load(
+    db: Kysely<Database>,
+    instanceId: number,
+    userIds: readonly number[],
+    channels: readonly ChannelRow[] | 'all',
+  ): Promise<ChannelAccess> {
+    const known = new Map<string, ChannelRow>();
+    if (channels === 'all') {
+      const rows = await db
+        .selectFrom('channels')
+        .selectAll()
+        .where('instance_id', '=', instanceId)
+        .execute();
+      for (const row of rows) known.set(row.id, row);
+    } else {
+      for (const channel of channels) known.set(channel.id, channel);
+      const parents = [
+        ...new Set(
+          channels.flatMap((c) => (c.parent_id !== null && !known.has(c.parent_id) ? [c.parent_id] : [])),
+        ),
+      ];
+      if (parents.length > 0) {
+        const rows = await db
+          .selectFrom('channels')
+          .selectAll()
+          .where('instance_id', '=', instanceId)
+          .where('id', 'in', parents)
+          .execute();
+        for (const row of rows) known.set(row.id, row);
+      }
+    }
+    const memberships = new Set<string>();
+    const users = [...new Set(userIds)];
+    if (users.length > 0 && known.size > 0) {
+      let query = db
+        .selectFrom('channel_members')
+        .innerJoin('channels', 'channels.id', 'channel_members.channel_id')
+        .select(['channel_members.channel_id', 'channel_members.user_id'])
+        .where('channels.instance_id', '=', instanceId)
+        .where('channel_members.user_id', 'in', users);
+      if (channels !== 'all') query = query.where('channel_members.channel_id', 'in', [...known.keys()]);
+      for (const row of await query.execute()) memberships.add(`${row.channel_id} ${row.user_id}`);
+    }
+    return new ChannelAccess(known, memberships);
+  }
+
+  /** The top-level channel a thread belongs to (the channel itself when it is not a thread). */
+  rootOf(channel: ChannelRow): ChannelRow {
+    return channel.parent_id === null ? channel : (this.channels.get(channel.parent_id) ?? channel);
+  }
+
+  /** The loaded channels the user can access, oldest first. */
+  accessibleTo(userId: number): ChannelRow[] {
+    return [...this.channels.values()]
+      .filter((channel) => this.canAccess(userId, channel))
+      .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  isMember(channelId: string, userId: number): boolean {
+    return this.memberships.has(`${channelId} ${userId}`);
+  }
+
+  canAccess(userId: number, channel: ChannelRow): boolean {
+    const root = this.rootOf(channel);
+    return (
+      root.visibility === 'PUBLIC' || this.isMember(root.id, userId) || this.isMember(channel.id, userId)
+    );
+  }
+
+  /**
+   * Whether an integration is active on a channel, by its scope: PUBLIC_CHANNELS on every channel whose
+   * top-level channel is public; OWNER_ACCESS wherever its owner has access; CHANNEL_LIST on the listed
+   * channels and their threads.
+   */
+  isActiveOn(
+    integration: Pick<IntegrationRow, 'scope' | 'owner_id' | 'channel_ids'>,
+    channel: ChannelRow,
+  ): boolean {
+    const root = this.rootOf(channel);
+    switch (integration.scope) {
+      case 'PUBLIC_CHANNELS':
+        return root.visibility === 'PUBLIC';
+      case 'OWNER_ACCESS':
+        return this.canAccess(integration.owner_id, channel);
+      case 'CHANNEL_LIST': {
+        const ids = JSON.parse(integration.channel_ids ?? '[]') as string[];
+        return ids.includes(channel.id) || ids.includes(root.id);
+      }
+      default:
+        return false;
+    }
+  }
 }
 
 export async function isMember(db: Kysely<Database>, channelId: string, userId: number): Promise<boolean> {
@@ -37,9 +141,7 @@ export async function isMember(db: Kysely<Database>, channelId: string, userId: 
 }
 
 export async function canAccess(db: Kysely<Database>, userId: number, channel: ChannelRow): Promise<boolean> {
-  const root = await rootOf(db, channel);
-  if (root.visibility === 'PUBLIC') return true;
-  return (await isMember(db, root.id, userId)) || (await isMember(db, channel.id, userId));
+  return (await ChannelAccess.load(db, channel.instance_id, [userId], [channel])).canAccess(userId, channel);
 }
 
 /** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
@@ -52,25 +154,4 @@ export async function accessibleChannelOr404(
   const channel = await findChannel(db, instanceId, channelId);
   if (!channel || !(await canAccess(db, userId, channel))) throw notFoundProblem('channel', channelId);
   return channel;
-}
-
-/** Whether an integration is active on a channel (section 2.3: PUBLIC_CHANNELS, OWNER_ACCESS, CHANNEL_LIST). */
-export async function isActiveOn(
-  db: Kysely<Database>,
-  integration: IntegrationRow,
-  channel: ChannelRow,
-): Promise<boolean> {
-  const root = await rootOf(db, channel);
-  switch (integration.scope) {
-    case 'PUBLIC_CHANNELS':
-      return root.visibility === 'PUBLIC';
-    case 'OWNER_ACCESS':
-      return canAccess(db, integration.owner_id, channel);
-    case 'CHANNEL_LIST': {
-      const ids = JSON.parse(integration.channel_ids ?? '[]') as string[];
-      return ids.includes(channel.id) || ids.includes(root.id);
-    }
-    default:
-      return false;
-  }
 }

@@ -3,8 +3,14 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, MessagesTable } from '../db/database.js';
 import { ApiProblem, badRequest } from '../errors.js';
 import { chatUser, emitChatEvent } from '../events/emit.js';
-import { accessibleChannelOr404, type ChannelRow, canAccess, findChannel, isMember } from './chat-access.js';
-import { iso, isStorableId, locationOf, notFoundProblem } from './common.js';
+import {
+  accessibleChannelOr404,
+  ChannelAccess,
+  type ChannelRow,
+  findChannel,
+  isMember,
+} from './chat-access.js';
+import { iso, isStorableId, locationOf, notFoundProblem, paging } from './common.js';
 import { type HandlerMap, requireAuth, type Schemas } from './types.js';
 
 /*
@@ -23,27 +29,35 @@ function channelBody(row: ChannelRow): Schemas['ChatChannel'] {
   return body;
 }
 
-async function messageBody(
-  db: Kysely<Database>,
-  row: Selectable<MessagesTable>,
-): Promise<Schemas['ChatMessage']> {
+/** Messages with their authors, in one query. */
+function messagesWithAuthors(db: Kysely<Database>) {
+  return db
+    .selectFrom('messages')
+    .leftJoin('users', 'users.id', 'messages.author_user_id')
+    .selectAll('messages')
+    .select(['users.name as user_name', 'users.email as user_email']);
+}
+
+type MessageWithAuthor = Selectable<MessagesTable> & { user_name: string | null; user_email: string | null };
+
+function messageBody(row: MessageWithAuthor): Schemas['ChatMessage'] {
   let author: Schemas['ChatMessage']['author'];
   if (row.integration_id !== null) {
     author = { integrationId: row.integration_id, displayName: row.author_name };
   } else {
-    const user = await db
-      .selectFrom('users')
-      .select(['id', 'name', 'email'])
-      .where('id', '=', row.author_user_id ?? 0)
-      .executeTakeFirst();
-    author = user
-      ? chatUser(user)
-      : { id: row.author_user_id ?? 0, displayName: row.author_name, email: 'unknown@invalid.example' };
+    const id = row.author_user_id ?? 0;
+    author =
+      row.user_name !== null && row.user_email !== null
+        ? chatUser({ id, name: row.user_name, email: row.user_email })
+        : { id, displayName: row.author_name, email: 'unknown@invalid.example' };
   }
   return { id: row.id, channelId: row.channel_id, text: row.text, author, createdAt: iso(row.created_at) };
 }
 
-export { messageBody };
+/** A stored message as the API shows it. */
+export async function messageById(db: Kysely<Database>, id: string): Promise<Schemas['ChatMessage']> {
+  return messageBody(await messagesWithAuthors(db).where('messages.id', '=', id).executeTakeFirstOrThrow());
+}
 
 /** Message times strictly increase within a channel, so the order of listMessages is the order of posting. */
 export async function nextMessageTime(db: Kysely<Database>, channelId: string, now: number): Promise<number> {
@@ -73,15 +87,12 @@ export const chatHandlers = {
   async listChannels(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const rows = await db
-      .selectFrom('channels')
-      .selectAll()
-      .where('instance_id', '=', auth.instanceId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    const channels: Schemas['ChatChannel'][] = [];
-    for (const row of rows) if (await canAccess(db, auth.userId, row)) channels.push(channelBody(row));
+    const { limit, offset } = paging(ctx.query);
+    const access = await ChannelAccess.load(db, auth.instanceId, [auth.userId], 'all');
+    const channels = access
+      .accessibleTo(auth.userId)
+      .slice(offset, offset + limit)
+      .map(channelBody);
     return { body: { channels } };
   },
 
@@ -239,23 +250,22 @@ export const chatHandlers = {
         },
       );
     });
-    return { body: await messageBody(db, row) };
+    return { body: await messageById(db, row.id) };
   },
 
   async listMessages(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
     const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
-    const rows = await db
-      .selectFrom('messages')
-      .selectAll()
-      .where('channel_id', '=', channel.id)
-      .orderBy('created_at')
-      .orderBy('id')
+    const { limit, offset } = paging(ctx.query);
+    const rows = await messagesWithAuthors(db)
+      .where('messages.channel_id', '=', channel.id)
+      .orderBy('messages.created_at')
+      .orderBy('messages.id')
+      .limit(limit)
+      .offset(offset)
       .execute();
-    const messages = [];
-    for (const row of rows) messages.push(await messageBody(db, row));
-    return { body: { messages } };
+    return { body: { messages: rows.map(messageBody) } };
   },
 
   async createThread(ctx) {

@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/database.js';
 import { badRequest } from '../errors.js';
-import { messageBody, nextMessageTime } from './chat.js';
-import { canAccess, findChannel, isActiveOn } from './chat-access.js';
+import { messageById, nextMessageTime } from './chat.js';
+import { ChannelAccess, canAccess, findChannel } from './chat-access.js';
 import { notFoundProblem } from './common.js';
 import { type HandlerMap, requireAuth, type Schemas } from './types.js';
 
@@ -123,23 +123,21 @@ export const integrationHandlers = {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    const channels = await db
-      .selectFrom('channels')
-      .selectAll()
-      .where('instance_id', '=', auth.instanceId)
-      .execute();
-    const accessible = [];
-    for (const channel of channels) if (await canAccess(db, auth.userId, channel)) accessible.push(channel);
-    const visible: Schemas['Integration'][] = [];
+    const access = await ChannelAccess.load(
+      db,
+      auth.instanceId,
+      [auth.userId, ...integrations.map((integration) => integration.owner_id)],
+      'all',
+    );
+    const accessible = access.accessibleTo(auth.userId);
     // Those active on any channel the caller can access, and always the caller's own.
-    for (const integration of integrations) {
-      let shown = integration.owner_id === auth.userId;
-      for (const channel of accessible) {
-        if (shown) break;
-        shown = await isActiveOn(db, integration, channel);
-      }
-      if (shown) visible.push(integrationBody(integration));
-    }
+    const visible = integrations
+      .filter(
+        (integration) =>
+          integration.owner_id === auth.userId ||
+          accessible.some((channel) => access.isActiveOn(integration, channel)),
+      )
+      .map((integration) => integrationBody(integration));
     return { body: { integrations: visible } };
   },
 
@@ -246,6 +244,6 @@ export const integrationHandlers = {
       created_at: await nextMessageTime(db, channel.id, clock.now()),
     };
     await db.insertInto('messages').values(row).execute();
-    return { body: await messageBody(db, row) };
+    return { body: await messageById(db, row.id) };
   },
 } satisfies Partial<HandlerMap>;

@@ -1,0 +1,198 @@
+// The chat domain's cost does not grow with what it holds: emitting an event runs the same number of
+// queries for one subscription as for twenty-five, and the lists page with limit/offset.
+import { randomUUID } from 'node:crypto';
+import type { KyselyPlugin } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../src/db/database.js';
+import { emitChatEvent } from '../src/events/emit.js';
+import type { ChannelRow } from '../src/handlers/chat-access.js';
+import { describeEachDialect, freshDatabase } from './helpers/databases.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+/** Counts the queries run through the Kysely instance it is plugged into. */
+function queryCounter(): KyselyPlugin & { count: number } {
+  const counter = {
+    count: 0,
+    transformQuery(args: Parameters<KyselyPlugin['transformQuery']>[0]) {
+      counter.count++;
+      return args.node;
+    },
+    async transformResult(args: Parameters<KyselyPlugin['transformResult']>[0]) {
+      return args.result;
+    },
+  };
+  return counter;
+}
+
+describeEachDialect('emitting an event on %s', (dialect) => {
+  let database: DatabaseHandle;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    const fresh = await freshDatabase(dialect);
+    database = fresh.database;
+    cleanup = fresh.cleanup;
+  });
+  afterAll(async () => cleanup?.());
+
+  /** A private channel in a new instance, with `subscriptions` MESSAGE_POSTED subscriptions: half of them
+   * of OWNER_ACCESS integrations whose owners are members (active), half PUBLIC_CHANNELS (not active). */
+  async function scenario(subscriptions: number) {
+    const now = Date.now();
+    const { id: instanceId } = await database.db
+      .insertInto('instances')
+      .values({ name: `emit-${randomUUID()}`, domain: 'emit.example.com', created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const channel: ChannelRow = {
+      id: randomUUID(),
+      instance_id: instanceId,
+      parent_id: null,
+      title: 'private',
+      visibility: 'PRIVATE',
+      creator_id: 0,
+      created_at: now,
+    };
+    await database.db.insertInto('channels').values(channel).execute();
+    let active = 0;
+    for (let i = 0; i < subscriptions; i++) {
+      const { id: ownerId } = await database.db
+        .insertInto('users')
+        .values({
+          instance_id: instanceId,
+          name: `Owner ${i}`,
+          email: `owner${i}@emit.example.com`,
+          role: 'Participant',
+          role_id: null,
+          title: null,
+          alternate_email: null,
+          phone: null,
+          location: null,
+          timezone: null,
+          locale: null,
+          employee_number: null,
+          created_at: now,
+          updated_at: now,
+          deleted_at: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const ownerAccess = i % 2 === 0;
+      if (ownerAccess) {
+        active++;
+        await database.db
+          .insertInto('channel_members')
+          .values({ channel_id: channel.id, user_id: ownerId, joined_at: now })
+          .execute();
+      }
+      const integrationId = randomUUID();
+      await database.db
+        .insertInto('integrations')
+        .values({
+          id: integrationId,
+          instance_id: instanceId,
+          owner_id: ownerId,
+          name: `Integration ${i}`,
+          description: null,
+          scope: ownerAccess ? 'OWNER_ACCESS' : 'PUBLIC_CHANNELS',
+          channel_ids: null,
+          headers: '[]',
+          signing_secret: null,
+          created_at: now,
+        })
+        .execute();
+      await database.db
+        .insertInto('subscriptions')
+        .values({
+          id: randomUUID(),
+          instance_id: instanceId,
+          integration_id: integrationId,
+          event_type: 'MESSAGE_POSTED',
+          url: 'https://receiver.example.com/hook',
+          slash_command: null,
+          disabled_at: null,
+          created_at: now + i,
+        })
+        .execute();
+    }
+    return { instanceId, channel, active };
+  }
+
+  async function emitCounted(subscriptions: number) {
+    const { instanceId, channel, active } = await scenario(subscriptions);
+    const counter = queryCounter();
+    const written = await database.db
+      .withPlugin(counter)
+      .transaction()
+      .execute((trx) =>
+        emitChatEvent(
+          trx,
+          { clock: { now: () => Date.now() }, config: { publicUrl: 'http://localhost:3000' } },
+          {
+            instanceId,
+            type: 'MESSAGE_POSTED',
+            channel,
+            details: {
+              author: { id: 1, displayName: 'Ada', email: 'ada@emit.example.com' },
+              message: { id: randomUUID(), text: 'hello' },
+            },
+          },
+        ),
+      );
+    return { written, active, queries: counter.count };
+  }
+
+  it('runs the same number of queries for 1 and for 25 subscriptions, and writes a row per active one', async () => {
+    const one = await emitCounted(1);
+    const many = await emitCounted(25);
+    expect(one.written).toBe(one.active);
+    expect(many.written).toBe(many.active);
+    expect(many.written).toBe(13);
+    expect(many.queries).toBe(one.queries);
+    // The instance, the subscriptions with their integrations and owners, the owners' memberships, the insert.
+    expect(many.queries).toBe(4);
+  });
+});
+
+describeEachDialect('chat lists page on %s', (dialect) => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
+    token = await server.token(['chat']);
+  });
+  afterAll(async () => server?.close());
+
+  it('pages channels and messages with limit and offset, oldest first', async () => {
+    const titles = ['one', 'two', 'three', 'four', 'five'];
+    for (const title of titles) {
+      // Channels are ordered by creation time (then id): let time pass between them.
+      server.clock.advance(1);
+      await server.call('POST', '/v1/chat/channels', { token, json: { title } });
+    }
+    const page = async (query: string) =>
+      (await server.call('GET', `/v1/chat/channels${query}`, { token })).body.channels.map(
+        (channel: { title: string }) => channel.title,
+      );
+    expect(await page('')).toEqual(titles);
+    expect(await page('?limit=2')).toEqual(['one', 'two']);
+    expect(await page('?limit=2&offset=2')).toEqual(['three', 'four']);
+    expect(await page('?offset=4')).toEqual(['five']);
+    expect(await page('?offset=5')).toEqual([]);
+    expect(await page('?limit=0')).toEqual([]);
+
+    const channel = (await server.call('POST', '/v1/chat/channels', { token, json: { title: 'talk' } })).body;
+    const texts = ['a', 'b', 'c'];
+    for (const text of texts) {
+      await server.call('POST', `/v1/chat/channels/${channel.id}/messages`, { token, json: { text } });
+    }
+    const messages = async (query: string) =>
+      (
+        await server.call('GET', `/v1/chat/channels/${channel.id}/messages${query}`, { token })
+      ).body.messages.map((message: { text: string; author: { displayName: string } }) => message.text);
+    expect(await messages('')).toEqual(texts);
+    expect(await messages('?limit=1&offset=1')).toEqual(['b']);
+    expect(await messages('?offset=3')).toEqual([]);
+    const bad = await server.call('GET', `/v1/chat/channels/${channel.id}/messages?limit=501`, { token });
+    expect(bad.status).toBe(400);
+  });
+});
