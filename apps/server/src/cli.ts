@@ -79,7 +79,11 @@ async function serve(flags: Map<string, string | true>): Promise<void> {
   const logger = createLogger(config.logLevel);
   const clock = systemClock;
   const doc = loadPlatformSpec();
-  const database = await createDatabase(config);
+  const database = await createDatabase({
+    ...config,
+    onConnectionError: (error) =>
+      logger.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool replaces it'),
+  });
 
   if (config.bootstrapDevInstance) {
     const created = await bootstrapDevInstance(

@@ -42,7 +42,6 @@ export class OAuthProblem extends Error {
   }
 }
 
-export const notFound = (what = 'Resource') => new ApiProblem(404, `${what} not found`);
 export const badRequest = (message: string, details?: FieldProblem[]) =>
   new ApiProblem(400, message, details ? { details } : {});
 

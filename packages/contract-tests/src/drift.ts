@@ -417,7 +417,7 @@ function union<T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined {
 }
 
 /** Normal form of an OpenAPI 3.1 (JSON Schema 2020-12) schema: `$ref`, `allOf`, `oneOf`/`anyOf`, `const`. */
-export function specShape(document: OpenApiDocument, raw: unknown): ArgumentShape {
+function specShape(document: OpenApiDocument, raw: unknown): ArgumentShape {
   const schema = resolveSchema(document, raw);
   if (!schema) return emptyShape();
   let result = emptyShape();
@@ -440,7 +440,7 @@ export function specShape(document: OpenApiDocument, raw: unknown): ArgumentShap
 }
 
 /** Normal form of a WordPress argument schema (JSON Schema draft 4 flavoured: boolean exclusive bounds). */
-export function targetShape(schema: JsonObject): ArgumentShape {
+function targetShape(schema: JsonObject): ArgumentShape {
   let result = emptyShape();
   const alternatives = [
     ...(Array.isArray(schema.oneOf) ? schema.oneOf : []),
@@ -603,7 +603,7 @@ function listOf(value: string | string[] | undefined): string[] | undefined {
   return value === undefined ? undefined : Array.isArray(value) ? value : [value];
 }
 
-export function allows(entry: AllowEntry, difference: Difference): boolean {
+function allows(entry: AllowEntry, difference: Difference): boolean {
   const routes = listOf(entry.route) ?? [];
   const methods = listOf(entry.method)?.map((method) => method.toUpperCase());
   return (

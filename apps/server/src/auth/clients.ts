@@ -6,7 +6,7 @@ import { CLIENT_REVOKED_CHANNEL } from './live-clients.js';
 import { hashSecret, randomToken } from './secrets.js';
 
 /*
- * Instances and API clients (section 5 of the description): a client belongs to an instance and to the
+ * Instances and API clients: a client belongs to an instance and to the
  * user it acts as; it has a name, a description and scopes. Its secret is shown once and stored hashed.
  */
 

@@ -265,6 +265,12 @@ export interface DatabaseConfig {
   dataDir: string;
   databaseUrl: string | undefined;
   databaseSchema?: string | undefined;
+  /**
+   * Errors of idle pooled PostgreSQL connections (the server restarted, the network dropped): the pool
+   * replaces such a connection, so they must not crash the process, but they are worth reporting.
+   * Default: a line on stderr.
+   */
+  onConnectionError?: (error: Error) => void;
 }
 
 const PG_INT8 = 20;
@@ -360,8 +366,11 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
           oid === PG_INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
       },
     });
-    // An idle client losing its connection must not crash the process.
-    pool.on('error', () => {});
+    // An idle client losing its connection must not crash the process (an unhandled 'error' would).
+    pool.on('error', (error) => {
+      if (config.onConnectionError) config.onConnectionError(error);
+      else process.stderr.write(`PostgreSQL: an idle connection failed: ${error.message}\n`);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     try {
       await migrateToLatest(db, 'postgres', schema);
@@ -395,7 +404,6 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
   mkdirSync(config.dataDir, { recursive: true });
   const file = new SQLite(join(config.dataDir, 'platform.sqlite'));
   file.pragma('journal_mode = WAL');
-  file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });

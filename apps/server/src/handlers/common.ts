@@ -66,8 +66,12 @@ export async function findLiveUser(db: Kysely<Database>, instanceId: number, use
     .executeTakeFirst();
 }
 
-/** Integer ids beyond the 32-bit columns can never exist: answer 404 without asking the database. */
-export const MAX_STORED_ID = 2_147_483_647;
+/**
+ * The spec's ids are int64, but ids are stored in PostgreSQL `serial` columns (4-byte integers, see
+ * db/migrations.ts) and the same range on SQLite: larger ids can never exist, so they answer 404 without
+ * asking the database.
+ */
+export const MAX_STORED_ID = 2 ** 31 - 1;
 export function isStorableId(id: number): boolean {
   return Number.isSafeInteger(id) && id >= 1 && id <= MAX_STORED_ID;
 }

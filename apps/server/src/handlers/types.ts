@@ -42,11 +42,14 @@ type QueryOf<K extends OperationId> = Op<K>['parameters'] extends { query?: infe
   : never;
 type BodyOf<K extends OperationId> =
   Op<K> extends { requestBody?: infer R } ? ContentOf<NonNullable<R>> : undefined;
-/** Success and documented non-error bodies (2xx, and 503 of the health checks). */
-type AnswerStatus = 200 | 201 | 202 | 204 | 503;
+type ErrorBody = Schemas['ApiError'] | Schemas['OAuthError'];
+/** The statuses a handler answers with: each documented one whose body is not an error (errors are thrown). */
+type AnswerStatus<K extends OperationId> = {
+  [S in keyof Op<K>['responses']]: ContentOf<Op<K>['responses'][S]> extends ErrorBody ? never : S;
+}[keyof Op<K>['responses']];
 type AnswerOf<K extends OperationId> = {
-  [S in keyof Op<K>['responses'] & AnswerStatus]: ContentOf<Op<K>['responses'][S]>;
-}[keyof Op<K>['responses'] & AnswerStatus];
+  [S in AnswerStatus<K>]: ContentOf<Op<K>['responses'][S]>;
+}[AnswerStatus<K>];
 
 export interface HandlerContext<K extends OperationId = OperationId> {
   request: FastifyRequest;
@@ -69,7 +72,7 @@ export interface HandlerContext<K extends OperationId = OperationId> {
 
 export interface HandlerResult<K extends OperationId = OperationId> {
   /** A documented status other than the operation's first 2xx (e.g. 503 from readiness). */
-  status?: number;
+  status?: AnswerStatus<K>;
   body?: AnswerOf<K>;
   headers?: Record<string, string>;
 }
