@@ -9,7 +9,7 @@ import {
 } from './auth/clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { systemClock } from './clock.js';
-import { CONFIG_OPTIONS, ConfigError, loadConfig, parseFlags, type ServerConfig } from './config.js';
+import { ConfigError, loadConfig, optionsHelp, parseFlags, type ServerConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startSweeper } from './delivery/sweeper.js';
@@ -32,9 +32,7 @@ const USAGE = `Usage:
   platform-server help
 
 Options of serve (flag / environment variable):
-${Object.values(CONFIG_OPTIONS)
-  .map((o) => `  --${o.flag.padEnd(24)} ${o.env.padEnd(34)} ${o.help}`)
-  .join('\n')}
+${optionsHelp()}
 
 The clients and keys commands use the same database options (--data-dir, --database-url, --database-schema).
 keys rotate: the next key signs new access tokens at once; tokens signed with the previous key stay valid

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 /**
  * THE one configuration loader: command-line flags win over environment variables, which win over
@@ -61,37 +62,47 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!);
 }
 
-/** Parses `--name value`, `--name=value` and bare `--flag` (true) into a map; other words are positionals. */
+/** The command line's own flags beside the configuration's (`--json`, `--help`, the clients command's). */
+export const COMMAND_FLAGS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+  instance: { type: 'string' },
+  scopes: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  'user-id': { type: 'string' },
+} as const;
+
+/**
+ * Splits a command line with node:util's parseArgs: `--name value`, `--name=value`, a bare `--flag`
+ * (true). Not strict, so that every unknown flag is reported with the other problems (loadConfig), not
+ * just the first one.
+ */
 export function parseFlags(argv: string[]): { flags: Map<string, string | true>; positionals: string[] } {
+  const options: ParseArgsConfig['options'] = { ...COMMAND_FLAGS };
+  for (const option of Object.values(CONFIG_OPTIONS)) options[option.flag] = { type: 'string' };
+  const { values, positionals } = parseArgs({ args: argv, options, strict: false, allowPositionals: true });
   const flags = new Map<string, string | true>();
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    if (eq > 0) {
-      flags.set(arg.slice(2, eq), arg.slice(eq + 1));
-      continue;
-    }
-    const next = argv[i + 1];
-    if (next !== undefined && !next.startsWith('--')) {
-      flags.set(arg.slice(2), next);
-      i++;
-    } else {
-      flags.set(arg.slice(2), true);
-    }
+  for (const [name, value] of Object.entries(values)) {
+    if (value === true || typeof value === 'string') flags.set(name, value);
   }
   return { flags, positionals };
 }
 
-/** Known flags of `serve` and the environment variable each one mirrors. */
+interface ConfigOption {
+  flag: string;
+  env: string;
+  /** What it sets. */
+  help: string;
+  /** The default, written as a user would (parsed by the same rules); none: unset, or as `help` says. */
+  default?: string;
+}
+
+/** Every setting of `serve`: its flag, the environment variable it mirrors, and its default (the only place). */
 export const CONFIG_OPTIONS = {
-  port: { flag: 'port', env: 'PORT', help: 'TCP port (default 3000)' },
-  host: { flag: 'host', env: 'HOST', help: 'listen address (default 0.0.0.0)' },
-  dataDir: { flag: 'data-dir', env: 'PLATFORM_DATA_DIR', help: 'SQLite data directory (default ./data)' },
+  port: { flag: 'port', env: 'PORT', help: 'TCP port', default: '3000' },
+  host: { flag: 'host', env: 'HOST', help: 'listen address', default: '0.0.0.0' },
+  dataDir: { flag: 'data-dir', env: 'PLATFORM_DATA_DIR', help: 'SQLite data directory', default: './data' },
   databaseUrl: { flag: 'database-url', env: 'DATABASE_URL', help: 'PostgreSQL URL; SQLite when unset' },
   databaseSchema: {
     flag: 'database-schema',
@@ -106,74 +117,88 @@ export const CONFIG_OPTIONS = {
   logLevel: {
     flag: 'log-level',
     env: 'LOG_LEVEL',
-    help: 'fatal|error|warn|info|debug|trace|silent (default info)',
+    help: 'fatal|error|warn|info|debug|trace|silent',
+    default: 'info',
   },
-  tokenTtl: { flag: 'token-ttl', env: 'PLATFORM_TOKEN_TTL', help: 'access token lifetime (default 3599s)' },
+  tokenTtl: { flag: 'token-ttl', env: 'PLATFORM_TOKEN_TTL', help: 'access token lifetime', default: '3599s' },
   callbackTtl: {
     flag: 'callback-ttl',
     env: 'PLATFORM_CALLBACK_TTL',
-    help: 'event callback lifetime (default 1h)',
+    help: 'event callback lifetime',
+    default: '1h',
   },
   bodyLimit: {
     flag: 'body-limit',
     env: 'PLATFORM_BODY_LIMIT',
-    help: 'max request body bytes (default 1048576)',
+    help: 'max request body bytes',
+    default: '1048576',
   },
   csvBodyLimit: {
     flag: 'csv-body-limit',
     env: 'PLATFORM_CSV_BODY_LIMIT',
-    help: 'max CSV import bytes (default 104857600)',
+    help: 'max CSV import bytes',
+    default: '104857600',
   },
   rateLimitMax: {
     flag: 'rate-limit',
     env: 'PLATFORM_RATE_LIMIT',
-    help: 'requests per window per client/IP (default 1200; 0 = off)',
+    help: 'requests per window per client/IP (0 = off)',
+    default: '1200',
   },
   rateLimitWindow: {
     flag: 'rate-limit-window',
     env: 'PLATFORM_RATE_LIMIT_WINDOW',
-    help: 'rate limit window (default 60s)',
+    help: 'rate limit window',
+    default: '60s',
   },
   bootstrap: {
     flag: 'bootstrap',
     env: 'PLATFORM_BOOTSTRAP',
-    help: 'create a dev instance + client on an empty DB (default true)',
+    help: 'create a dev instance + client on an empty DB',
+    default: 'true',
   },
   devInstance: {
     flag: 'dev-instance',
     env: 'PLATFORM_DEV_INSTANCE',
-    help: 'name of the bootstrap instance (default dev)',
+    help: 'name of the bootstrap instance',
+    default: 'dev',
   },
   deliveryEnabled: {
     flag: 'delivery',
     env: 'PLATFORM_DELIVERY',
-    help: 'run the webhook dispatcher (default true)',
+    help: 'run the webhook dispatcher',
+    default: 'true',
   },
   deliveryTimeout: {
     flag: 'delivery-timeout',
     env: 'PLATFORM_DELIVERY_TIMEOUT',
-    help: 'webhook POST timeout (default 10s)',
+    help: 'webhook POST timeout',
+    default: '10s',
   },
   retrySchedule: {
     flag: 'retry-schedule',
     env: 'PLATFORM_DELIVERY_RETRY_SCHEDULE',
-    help: 'retry delays (default 5s,5m,30m,2h,5h,10h,10h)',
+    help: 'retry delays',
+    default: '5s,5m,30m,2h,5h,10h,10h',
   },
   pollInterval: {
     flag: 'delivery-poll-interval',
     env: 'PLATFORM_DELIVERY_POLL_INTERVAL',
-    help: 'outbox poll interval (default 500ms)',
+    help: 'outbox poll interval',
+    default: '500ms',
   },
   batchSize: {
     flag: 'delivery-batch-size',
     env: 'PLATFORM_DELIVERY_BATCH_SIZE',
-    help: 'rows claimed per poll (default 10)',
+    help: 'rows claimed per poll',
+    default: '10',
   },
-  lease: { flag: 'delivery-lease', env: 'PLATFORM_DELIVERY_LEASE', help: 'claim lease (default 60s)' },
+  lease: { flag: 'delivery-lease', env: 'PLATFORM_DELIVERY_LEASE', help: 'claim lease', default: '60s' },
   retention: {
     flag: 'delivery-retention',
     env: 'PLATFORM_DELIVERY_RETENTION',
-    help: 'how long delivered and failed deliveries are kept (default 7d)',
+    help: 'how long delivered and failed deliveries are kept',
+    default: '7d',
   },
   allowList: {
     flag: 'webhook-allowlist',
@@ -185,9 +210,23 @@ export const CONFIG_OPTIONS = {
     env: 'PLATFORM_WEBHOOK_CA_FILE',
     help: 'extra trusted CA PEM for webhook targets',
   },
-} as const;
+} as const satisfies Record<string, ConfigOption>;
+
+/** One line of `platform-server help` per option. */
+export function optionsHelp(): string {
+  return Object.values(CONFIG_OPTIONS)
+    .map((o: ConfigOption) => {
+      const help = o.default === undefined ? o.help : `${o.help} (default ${o.default})`;
+      return `  --${o.flag.padEnd(24)} ${o.env.padEnd(34)} ${help}`;
+    })
+    .join('\n');
+}
 
 type OptionName = keyof typeof CONFIG_OPTIONS;
+/** The options the table gives a default. */
+type DefaultedOption = {
+  [K in OptionName]: (typeof CONFIG_OPTIONS)[K] extends { default: string } ? K : never;
+}[OptionName];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -215,44 +254,48 @@ export function loadConfig(
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, source: option.env };
     return undefined;
   };
+  /** The given value, else the table's default (parsed by the same rules). */
+  const setting = (name: DefaultedOption): { value: string; source: string } =>
+    raw(name) ?? {
+      value: CONFIG_OPTIONS[name].default,
+      source: `the default of --${CONFIG_OPTIONS[name].flag}`,
+    };
 
-  const integer = (name: OptionName, fallback: number, min: number, max: number): number => {
-    const given = raw(name);
-    if (!given) return fallback;
+  // On a problem these return a placeholder: loadConfig throws before the configuration is used.
+  const integer = (name: DefaultedOption, min: number, max: number): number => {
+    const given = setting(name);
     const n = Number(given.value);
     if (!/^\d+$/.test(given.value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
       problems.push(`${given.source} must be an integer from ${min} to ${max}, got "${given.value}"`);
-      return fallback;
+      return min;
     }
     return n;
   };
 
-  const duration = (name: OptionName, fallback: number, min = 1): number => {
-    const given = raw(name);
-    if (!given) return fallback;
+  const duration = (name: DefaultedOption, min = 1): number => {
+    const given = setting(name);
     const ms = parseDuration(given.value);
     if (ms === undefined || ms < min) {
       problems.push(
         `${given.source} must be a duration like 500ms, 10s, 5m, 2h (at least ${min} ms), got "${given.value}"`,
       );
-      return fallback;
+      return min;
     }
     return ms;
   };
 
-  const boolean = (name: OptionName, fallback: boolean): boolean => {
-    const given = raw(name);
-    if (!given) return fallback;
+  const boolean = (name: DefaultedOption): boolean => {
+    const given = setting(name);
     const v = given.value.trim().toLowerCase();
     if (['true', '1', 'yes', 'on'].includes(v)) return true;
     if (['false', '0', 'no', 'off'].includes(v)) return false;
     problems.push(`${given.source} must be true or false, got "${given.value}"`);
-    return fallback;
+    return false;
   };
 
-  const port = integer('port', 3000, 0, 65535);
-  const host = raw('host')?.value ?? '0.0.0.0';
-  const dataDir = resolve(raw('dataDir')?.value ?? './data');
+  const port = integer('port', 0, 65535);
+  const host = setting('host').value;
+  const dataDir = resolve(setting('dataDir').value);
 
   const databaseUrlRaw = raw('databaseUrl');
   let databaseUrl: string | undefined;
@@ -284,28 +327,26 @@ export function loadConfig(
     }
   }
 
-  const logLevel = raw('logLevel')?.value ?? 'info';
+  const logLevel = setting('logLevel').value;
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`log level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
 
-  const tokenTtlSeconds = Math.round(duration('tokenTtl', 3599_000, 1000) / 1000);
-  const callbackTtlMs = duration('callbackTtl', 3_600_000, 1000);
-  const bodyLimitBytes = integer('bodyLimit', 1_048_576, 1024, 1024 * 1024 * 1024);
-  const csvBodyLimitBytes = integer('csvBodyLimit', 100 * 1_048_576, 1024, 1024 * 1024 * 1024);
-  const rateLimitMax = integer('rateLimitMax', 1200, 0, 1_000_000_000);
-  const rateLimitWindowMs = duration('rateLimitWindow', 60_000, 1000);
+  const tokenTtlSeconds = Math.round(duration('tokenTtl', 1000) / 1000);
+  const callbackTtlMs = duration('callbackTtl', 1000);
+  const bodyLimitBytes = integer('bodyLimit', 1024, 1024 * 1024 * 1024);
+  const csvBodyLimitBytes = integer('csvBodyLimit', 1024, 1024 * 1024 * 1024);
+  const rateLimitMax = integer('rateLimitMax', 0, 1_000_000_000);
+  const rateLimitWindowMs = duration('rateLimitWindow', 1000);
 
-  const retryRaw = raw('retrySchedule');
-  let retryScheduleMs = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
-  if (retryRaw) {
-    const parts = retryRaw.value.split(',').map((p) => parseDuration(p));
-    if (parts.length === 0 || parts.some((p) => p === undefined)) {
-      problems.push(
-        `${retryRaw.source} must be a comma-separated list of durations like 5s,5m,30m, got "${retryRaw.value}"`,
-      );
-    } else {
-      retryScheduleMs = parts as number[];
-    }
+  const retryRaw = setting('retrySchedule');
+  let retryScheduleMs: number[] = [];
+  const retryParts = retryRaw.value.split(',').map((p) => parseDuration(p));
+  if (retryParts.some((p) => p === undefined)) {
+    problems.push(
+      `${retryRaw.source} must be a comma-separated list of durations like 5s,5m,30m, got "${retryRaw.value}"`,
+    );
+  } else {
+    retryScheduleMs = retryParts as number[];
   }
 
   const allowRaw = raw('allowList');
@@ -329,7 +370,7 @@ export function loadConfig(
     }
   }
 
-  const devInstanceName = raw('devInstance')?.value ?? 'dev';
+  const devInstanceName = setting('devInstance').value;
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(devInstanceName)) {
     problems.push(
       `dev instance name must be lower-case letters, digits and dashes, got "${devInstanceName}"`,
@@ -349,18 +390,18 @@ export function loadConfig(
     bodyLimitBytes,
     csvBodyLimitBytes,
     rateLimit: { max: rateLimitMax, windowMs: rateLimitWindowMs },
-    bootstrapDevInstance: boolean('bootstrap', true),
+    bootstrapDevInstance: boolean('bootstrap'),
     devInstanceName,
-    deliveryEnabled: boolean('deliveryEnabled', true),
+    deliveryEnabled: boolean('deliveryEnabled'),
     delivery: {
-      timeoutMs: duration('deliveryTimeout', 10_000),
+      timeoutMs: duration('deliveryTimeout'),
       retryScheduleMs,
-      pollIntervalMs: duration('pollInterval', 500),
-      batchSize: integer('batchSize', 10, 1, 1000),
-      leaseMs: duration('lease', 60_000, 1000),
+      pollIntervalMs: duration('pollInterval'),
+      batchSize: integer('batchSize', 1, 1000),
+      leaseMs: duration('lease', 1000),
       allowList,
       caCertificates,
-      retentionMs: duration('retention', 7 * 86_400_000, 1000),
+      retentionMs: duration('retention', 1000),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration, parseFlags } from '../src/config.js';
+import { ConfigError, loadConfig, optionsHelp, parseDuration, parseFlags } from '../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -19,6 +19,7 @@ describe('configuration', () => {
         leaseMs: 60_000,
         allowList: [],
         caCertificates: undefined,
+        retentionMs: 604_800_000,
       },
     });
     expect(config.dataDir).toMatch(/data$/);
@@ -65,6 +66,17 @@ describe('configuration', () => {
         expect(text).toContain(part);
       }
     }
+  });
+
+  it('prints each default once, from the table the loader reads', () => {
+    expect(optionsHelp()).toContain('(default 5s,5m,30m,2h,5h,10h,10h)');
+    expect(optionsHelp()).toContain('--delivery-retention');
+  });
+
+  it('parses flags with parseArgs: --name value, --name=value, a bare --flag', () => {
+    const { flags, positionals } = parseFlags(['serve', '--port', '1', '--host=::1', '--delivery']);
+    expect(Object.fromEntries(flags)).toEqual({ port: '1', host: '::1', delivery: true });
+    expect(positionals).toEqual(['serve']);
   });
 
   it('parses durations', () => {
