@@ -27,8 +27,9 @@ $previousAppPassword = (string) getenv('WORDPRESS_APP_PASSWORD');
 $wordpressRoot = rtrim(env_required('WORDPRESS_ROOT'), '/');
 $provisionTheme = env_required('WORDPRESS_THEME');
 
-// Debian's wp-config.php reads the config name and the host from $_SERVER, as under a web server.
-$_SERVER['WORDPRESS_CONFIG'] = env_required('WORDPRESS_CONFIG');
+// The site's ABSPATH (with its own wp-config.php), as the router defines it for the web server.
+define('ABSPATH', rtrim(env_required('WORDPRESS_ABSPATH'), '/') . '/');
+// WordPress reads the host from $_SERVER, as under a web server.
 $_SERVER['HTTP_HOST'] = parse_url($siteUrl, PHP_URL_HOST) . ':' . parse_url($siteUrl, PHP_URL_PORT);
 $_SERVER['SERVER_NAME'] = parse_url($siteUrl, PHP_URL_HOST);
 $_SERVER['REQUEST_URI'] = '/';

@@ -3,10 +3,11 @@
 // mod_rewrite rules: WordPress's own files are served from the document root, /wp-content/
 // from the state folder's WP_CONTENT_DIR, and every other path goes to index.php so that
 // pretty permalinks and /wp-json/ work.
-// The environment of `php -S` (set by wordpress.sh) carries WORDPRESS_CONFIG and WP_CONTENT_DIR.
+// The environment of `php -S` (set by wordpress.sh) carries WORDPRESS_ABSPATH and WP_CONTENT_DIR.
 
-// Debian's wp-config.php picks /etc/wordpress/config-<WORDPRESS_CONFIG>.php from $_SERVER.
-$_SERVER['WORDPRESS_CONFIG'] = (string) getenv('WORDPRESS_CONFIG');
+// ABSPATH is the site's folder in the state folder (the package's files linked, our own wp-config.php):
+// defined before WordPress loads, wp-load.php takes it and requires that wp-config.php.
+define('ABSPATH', rtrim((string) getenv('WORDPRESS_ABSPATH'), '/') . '/');
 
 $documentRoot = rtrim($_SERVER['DOCUMENT_ROOT'], '/');
 $contentDir = rtrim((string) getenv('WP_CONTENT_DIR'), '/');

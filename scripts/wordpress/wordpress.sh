@@ -46,7 +46,7 @@ readonly MARIADB_LOG="$STATE_DIR/mariadb/mariadbd.log" # in the folder mariadbd 
 readonly APT_DIR="$STATE_DIR/apt"
 readonly ROUTER="$SCRIPT_DIR/router.php"
 # Configs are named after a hash of the folder they belong to: two checkouts never share one.
-config_name_for() { printf 'platform-api-%s' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
+short_name_for() { printf 'platform-api-%s' "$(printf '%s' "$1" | sha256sum | cut -c1-10)"; }
 
 # The path goes into PHP string literals, and mariadb-install-db cannot handle spaces in it.
 if [[ $STATE_DIR == *[\'\"\\\ ]* ]]; then
@@ -56,7 +56,7 @@ fi
 
 # A unix socket path must fit in 108 bytes; a deep state folder gets a short one in /tmp.
 SOCKET="$STATE_DIR/mariadb/mariadbd.sock"
-if ((${#SOCKET} > 100)); then SOCKET="/tmp/mariadbd-$(config_name_for "$STATE_DIR").sock"; fi
+if ((${#SOCKET} > 100)); then SOCKET="/tmp/mariadbd-$(short_name_for "$STATE_DIR").sock"; fi
 readonly SOCKET
 
 # Whether a live process has the marker as one exact argument of its command line.
@@ -143,16 +143,12 @@ ensure_packages() {
     apt-get update && apt-get install -y --no-install-recommends ${APT_PACKAGES[*]}"
   fi
   log "installing Debian packages: ${missing[*]}"
-  local started=$SECONDS policy=/usr/sbin/policy-rc.d added_policy=
-  # No daemons started by package scripts (apache2 comes as a dependency of wordpress and stays unused).
-  if [[ ! -e $policy ]]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && added_policy=1
-  fi
-  local status=0
+  # The packages' own services (mariadb, and apache2, which wordpress depends on) are left as Debian
+  # configures them; this script runs private servers of its own and never uses them.
+  local started=$SECONDS status=0
   {
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${APT_PACKAGES[@]}"
   } >"$LOG_DIR/apt.log" 2>&1 || status=$?
-  [[ -n $added_policy ]] && rm -f "$policy"
   if ((status != 0)); then
     log_tail "$LOG_DIR/apt.log"
     die "apt-get failed (exit $status); full log in $LOG_DIR/apt.log"
@@ -270,8 +266,10 @@ select_site() { # site_dir
   PORT_FILE="$SITE_DIR/php-server.port"
   SECRETS_FILE="$SITE_DIR/secrets.env"
   ENV_FILE="$SITE_DIR/env"
-  CONFIG_NAME=$(config_name_for "$SITE_DIR")
-  CONFIG_FILE="/etc/wordpress/config-$CONFIG_NAME.php"
+  # WordPress's ABSPATH as the site sees it: the package's files linked, and a wp-config.php of our own in
+  # place of Debian's (which would read /etc/wordpress/config-<host>.php).
+  ABSPATH_DIR="$SITE_DIR/abspath"
+  CONFIG_FILE="$ABSPATH_DIR/wp-config.php"
   # Unique to this site: the php server's command line names its log.
   PHP_MARKER="error_log=$PHP_LOG"
   # The running server's port, else the last one the env file names.
@@ -350,18 +348,14 @@ save_app_password() {
 mariadb_client() { mariadb --no-defaults --socket="$SOCKET" --user="$(id -un)" "$@"; }
 mariadb_ping() { mariadb-admin --no-defaults --socket="$SOCKET" --user="$(id -un)" --connect-timeout=2 ping >/dev/null 2>&1; }
 
-# The system user mariadbd runs as: mysql when root (created if absent, as mariadb-server would),
-# root itself when the mysql user cannot reach the state folder (e.g. a checkout under /root).
+# The system user mariadbd runs as: when root, the mysql user the mariadb-server package creates, unless it
+# cannot reach the state folder (e.g. a checkout under /root) or is missing: then root itself.
 mariadb_run_user() {
   if ! is_root; then
     id -un
     return
   fi
-  if ! id mysql >/dev/null 2>&1; then
-    useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin mysql
-    log "created the mysql system user"
-  fi
-  if runuser -u mysql -- test -x "$STATE_DIR" 2>/dev/null; then echo mysql; else echo root; fi
+  if id mysql >/dev/null 2>&1 && runuser -u mysql -- test -x "$STATE_DIR" 2>/dev/null; then echo mysql; else echo root; fi
 }
 
 start_mariadb() {
@@ -468,13 +462,28 @@ define('AUTH_SALT', '$AUTH_SALT');
 define('SECURE_AUTH_SALT', '$SECURE_AUTH_SALT');
 define('LOGGED_IN_SALT', '$LOGGED_IN_SALT');
 define('NONCE_SALT', '$NONCE_SALT');
+define('WP_AUTO_UPDATE_CORE', false);
+\$table_prefix = 'wp_';
+require_once ABSPATH . 'wp-settings.php';
 PHP
   )
+  ensure_abspath_dir
   [[ -f $CONFIG_FILE && $(<"$CONFIG_FILE") == "$content" ]] && return 0
-  if ! mkdir -p /etc/wordpress 2>/dev/null || ! (umask 077 && printf '%s\n' "$content" >"$CONFIG_FILE") 2>/dev/null; then
-    die "cannot write $CONFIG_FILE: run as root, or have root create it writable by $(id -un)"
-  fi
+  (umask 077 && printf '%s\n' "$content" >"$CONFIG_FILE.tmp") && mv -f "$CONFIG_FILE.tmp" "$CONFIG_FILE"
   log "wrote $CONFIG_FILE"
+}
+
+# The site's ABSPATH: a link to every entry of the WordPress root but its wp-config.php. The router and
+# provision.php define ABSPATH as this folder before WordPress loads, so wp-load.php requires our config.
+ensure_abspath_dir() {
+  mkdir -p "$ABSPATH_DIR"
+  local entry name
+  for entry in "$SITE_ROOT"/* "$SITE_ROOT"/.htaccess; do
+    name=${entry##*/}
+    [[ -e $entry || -L $entry ]] || continue
+    [[ $name == wp-config.php || $name == .htaccess ]] && continue
+    [[ $(readlink "$ABSPATH_DIR/$name" 2>/dev/null) == "$entry" ]] || ln -sfn "$entry" "$ABSPATH_DIR/$name"
+  done
 }
 
 ensure_content_dir() {
@@ -534,7 +543,7 @@ start_php_server() {
   php_server_pid >/dev/null && return 0
   : >"$PHP_LOG"
   # setsid: its own process group (pid = group id), so `stop` reaches the workers too.
-  PHP_CLI_SERVER_WORKERS=4 WORDPRESS_CONFIG="$CONFIG_NAME" WP_CONTENT_DIR="$CONTENT_DIR" \
+  PHP_CLI_SERVER_WORKERS=4 WORDPRESS_ABSPATH="$ABSPATH_DIR" WP_CONTENT_DIR="$CONTENT_DIR" \
     setsid php -d display_errors=0 -d log_errors=1 -d error_log="$PHP_LOG" \
     -d upload_max_filesize=64M -d post_max_size=64M -S "$HOST:$PORT" -t "$SITE_ROOT" "$ROUTER" </dev/null >>"$PHP_LOG" 2>&1 9>&- &
   echo $! >"$PHP_PID_FILE"
@@ -566,7 +575,7 @@ wait_for_rest() {
 provision() {
   local output
   output=$(
-    WORDPRESS_CONFIG="$CONFIG_NAME" WORDPRESS_ROOT="$SITE_ROOT" WORDPRESS_THEME="$SITE_THEME" \
+    WORDPRESS_ABSPATH="$ABSPATH_DIR" WORDPRESS_ROOT="$SITE_ROOT" WORDPRESS_THEME="$SITE_THEME" \
       WORDPRESS_URL="$URL" WORDPRESS_USER="$ADMIN_USER" \
       WORDPRESS_ADMIN_PASSWORD="$WORDPRESS_ADMIN_PASSWORD" WORDPRESS_ADMIN_EMAIL="admin@example.com" \
       WORDPRESS_APP_PASSWORD="$WORDPRESS_APP_PASSWORD" \
@@ -636,7 +645,7 @@ migrate_single_site_layout() {
     mariadb_client -e "DROP DATABASE IF EXISTS \`wordpress\`; DROP USER IF EXISTS 'wordpress'@'localhost';"
   fi
   rm -rf "$STATE_DIR/env" "$STATE_DIR/wp-content" "$STATE_DIR/php-server.pid" "$STATE_DIR/php-server.port" \
-    "$STATE_DIR/logs/php-server.log" "/etc/wordpress/config-$(config_name_for "$STATE_DIR").php"
+    "$STATE_DIR/logs/php-server.log"
   rm -f "$STATE_DIR/secrets.env"
 }
 
@@ -712,12 +721,9 @@ cmd_reset() {
   if [[ -e $STATE_DIR && ! -d $STATE_DIR/mariadb && -z $(site_dirs) && ! -f $STATE_DIR/secrets.env ]]; then
     die "$STATE_DIR does not look like a WordPress state folder; not deleting it"
   fi
-  local dir configs=("/etc/wordpress/config-$(config_name_for "$STATE_DIR").php")
-  for dir in $(site_dirs); do configs+=("/etc/wordpress/config-$(config_name_for "$dir").php"); done
   rm -rf "$STATE_DIR"
   [[ $SOCKET == /tmp/* ]] && rm -f "$SOCKET"
-  rm -f "${configs[@]}"
-  echo "WordPress state deleted ($STATE_DIR, ${configs[*]})"
+  echo "WordPress state deleted ($STATE_DIR)"
 }
 
 cmd_env() { # [line]

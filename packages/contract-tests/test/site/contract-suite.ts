@@ -282,7 +282,7 @@ export function siteContractSuite(descriptor: SiteTargetDescriptor): void {
         }
       });
 
-      it('batch/v1 namespace index (the site's route list names it; no WordPress registers it)', async () => {
+      it('batch/v1 namespace index (named by the site route list; no WordPress registers it)', async () => {
         const reason = unservable(validator.operation('getBatchIndex'));
         const result = await call('getBatchIndex', reason ? 404 : 200, { authenticate: false });
         if (reason) {
