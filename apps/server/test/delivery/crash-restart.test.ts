@@ -1,11 +1,10 @@
 // At-least-once across crashes, with the real server: `node dist/cli.js serve` is killed with SIGKILL
 // while deliveries are in flight, started again on the same SQLite file, and every event still
 // arrives (counted as distinct webhook-ids at the receiver). Also: SIGTERM lets in-flight deliveries finish.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -14,18 +13,11 @@ import {
   type Receiver,
   removeCertificate,
   type SeededSubscription,
+  type ServeProcess,
   seedSubscription,
   startReceiver,
+  startServeProcess,
 } from './support.js';
-
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = join(packageDir, 'dist', 'cli.js');
-
-interface ServerProcess {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
 
 describe('delivery across a kill -9 of the real server', () => {
   let certificate: SelfSignedCertificate;
@@ -36,55 +28,23 @@ describe('delivery across a kill -9 of the real server', () => {
   let target: SeededSubscription;
   const children: ChildProcess[] = [];
 
-  const startServer = async (): Promise<ServerProcess> => {
-    let output = '';
-    const child = spawn(process.execPath, [cli, 'serve'], {
-      cwd: packageDir,
-      env: {
-        PATH: process.env.PATH,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PLATFORM_DATA_DIR: dataDir,
-        PLATFORM_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        PLATFORM_BOOTSTRAP: 'false',
-        LOG_LEVEL: 'warn',
-        PLATFORM_DELIVERY_TIMEOUT: '1500ms',
-        PLATFORM_DELIVERY_LEASE: '2s',
-        PLATFORM_DELIVERY_POLL_INTERVAL: '50ms',
-        PLATFORM_DELIVERY_RETRY_SCHEDULE: '100ms,100ms,100ms',
-        PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32,::1',
-        PLATFORM_WEBHOOK_CA_FILE: certificate.certFile,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const startServer = async (): Promise<ServeProcess> => {
+    const server = await startServeProcess(port, {
+      PLATFORM_DATA_DIR: dataDir,
+      PLATFORM_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+      PLATFORM_DELIVERY_TIMEOUT: '1500ms',
+      PLATFORM_DELIVERY_LEASE: '2s',
+      PLATFORM_DELIVERY_POLL_INTERVAL: '50ms',
+      PLATFORM_DELIVERY_RETRY_SCHEDULE: '100ms,100ms,100ms',
+      PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32,::1',
+      PLATFORM_WEBHOOK_CA_FILE: certificate.certFile,
     });
-    children.push(child);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on('exit', (code, signal) => resolve({ code, signal })),
-    );
-    await vi.waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).ok).toBe(true);
-      },
-      { timeout: 15_000, interval: 20 },
-    );
-    return { child, output: () => output, exited };
+    children.push(server.child);
+    return server;
   };
 
   beforeAll(async () => {
-    if (!existsSync(cli)) {
-      // `pnpm test` builds first (turbo: test dependsOn build); a bare `vitest run` may not have.
-      execFileSync(process.execPath, [join(packageDir, 'node_modules', 'tsup', 'dist', 'cli-default.js')], {
-        cwd: packageDir,
-        stdio: 'ignore',
-      });
-    }
     certificate = selfSignedCertificate();
     receiver = await startReceiver(certificate);
     dataDir = mkdtempSync(join(tmpdir(), 'delivery-crash-'));

@@ -1,83 +1,38 @@
 // The dispatcher against a real HTTPS receiver, on SQLite and on PostgreSQL (a fresh schema per run).
 
 import { createHash } from 'node:crypto';
-import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { type Clock, manualClock, systemClock } from '../../src/clock.js';
-import type { ServerConfig } from '../../src/config.js';
-import { type Dispatcher, startDispatcher } from '../../src/delivery/dispatcher.js';
+import { beforeEach, expect, it, vi } from 'vitest';
+import { manualClock } from '../../src/clock.js';
 import { describeEachDialect } from '../helpers/databases.js';
-import {
-  deliveryRow,
-  enqueue,
-  openTestDatabase,
-  quietLogger,
-  type Receiver,
-  removeCertificate,
-  samplePayload,
-  seedSubscription,
-  startReceiver,
-  type TestDatabase,
-  testConfig,
-} from './support.js';
+import { deliveryFixture, deliveryRow, enqueue, samplePayload, seedSubscription } from './support.js';
 
 // A Standard Webhooks secret: whsec_ + base64 of 24 random bytes.
 const SIGNING_SECRET = `whsec_${Buffer.from('0123456789abcdefghijklmn').toString('base64')}`;
 
 describeEachDialect('webhook dispatcher on %s', (dialect) => {
-  let certificate: SelfSignedCertificate;
-  let receiver: Receiver;
-  let database: TestDatabase;
-  const running: Dispatcher[] = [];
-
-  const start = (
-    delivery: Partial<ServerConfig['delivery']> = {},
-    extra: { random?: () => number; clock?: Clock } = {},
-  ) => {
-    const dispatcher = startDispatcher({
-      database,
-      config: testConfig(certificate, delivery),
-      logger: quietLogger,
-      clock: systemClock,
-      ...extra,
-    });
-    running.push(dispatcher);
-    return dispatcher;
-  };
-
-  beforeAll(async () => {
-    certificate = selfSignedCertificate();
-    receiver = await startReceiver(certificate);
-    database = await openTestDatabase(dialect);
-  });
-
-  afterAll(async () => {
-    await Promise.all(running.map((d) => d.stop()));
-    await receiver?.close();
-    await database?.dispose();
-    if (certificate) removeCertificate(certificate);
-  });
+  const f = deliveryFixture(dialect);
+  const start = f.startDispatcher;
 
   beforeEach(async () => {
-    await Promise.all(running.splice(0).map((d) => d.stop()));
+    await f.stopDispatchers();
     // Rows left scheduled by an earlier test must not become due during a later one.
-    await database.db
+    await f.database.db
       .updateTable('event_deliveries')
       .set({ status: 'failed' })
       .where('status', '=', 'pending')
       .execute();
-    receiver.requests.length = 0;
-    receiver.respond = () => ({ status: 204 });
+    f.receiver.requests.length = 0;
+    f.receiver.respond = () => ({ status: 204 });
   });
 
   it('POSTs the payload with configured headers, webhook-id and a verifiable signature', async () => {
-    const target = await seedSubscription(database, {
-      url: receiver.url('/events?source=platform'),
+    const target = await seedSubscription(f.database, {
+      url: f.receiver.url('/events?source=platform'),
       signingSecret: SIGNING_SECRET,
     });
     const payload = samplePayload('signed hello ✓');
-    const id = await enqueue(database, target, {
+    const id = await enqueue(f.database, target, {
       payload,
       headers: [
         { name: 'Authorization', value: 'Bearer integration-secret' },
@@ -90,8 +45,8 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
     const dispatcher = start();
     await dispatcher.drain();
 
-    expect(receiver.requests).toHaveLength(1);
-    const [request] = receiver.requests;
+    expect(f.receiver.requests).toHaveLength(1);
+    const [request] = f.receiver.requests;
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe('/events?source=platform');
     // The payload as queued, with a callback token minted for this attempt; only its hash is stored.
@@ -103,14 +58,14 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
       ...queued,
       callback: { ...queued.callback, headers: { 'x-chat-bot-token': token } },
     });
-    const stored = await database.db
+    const stored = await f.database.db
       .selectFrom('callback_tokens')
       .selectAll()
       .where('token_hash', '=', createHash('sha256').update(token).digest('hex'))
       .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ integration_id: target.integrationId, channel_id: 'c1' });
     expect(
-      JSON.stringify(await database.db.selectFrom('event_deliveries').select('payload').execute()),
+      JSON.stringify(await f.database.db.selectFrom('event_deliveries').select('payload').execute()),
     ).not.toContain(token);
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.headers.authorization).toBe('Bearer integration-secret');
@@ -126,7 +81,7 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
     // A tampered body does not verify.
     expect(() => new Webhook(SIGNING_SECRET).verify(`${request?.body} `, webhookHeaders)).toThrow();
 
-    const row = await deliveryRow(database, id);
+    const row = await deliveryRow(f.database, id);
     expect(row).toMatchObject({
       status: 'delivered',
       attempts: 1,
@@ -138,37 +93,40 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
   });
 
   it('sends no signature headers when the integration has no signing secret', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    await enqueue(database, target);
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    await enqueue(f.database, target);
     await start().drain();
-    expect(receiver.requests).toHaveLength(1);
-    expect(receiver.requests[0]?.headers['webhook-id']).toBeTruthy();
-    expect(receiver.requests[0]?.headers['webhook-signature']).toBeUndefined();
-    expect(receiver.requests[0]?.headers['webhook-timestamp']).toBeUndefined();
+    expect(f.receiver.requests).toHaveLength(1);
+    expect(f.receiver.requests[0]?.headers['webhook-id']).toBeTruthy();
+    expect(f.receiver.requests[0]?.headers['webhook-signature']).toBeUndefined();
+    expect(f.receiver.requests[0]?.headers['webhook-timestamp']).toBeUndefined();
   });
 
   it('retries failures with the same webhook-id until a 2xx', async () => {
-    const target = await seedSubscription(database, { url: receiver.url(), signingSecret: SIGNING_SECRET });
-    const id = await enqueue(database, target);
+    const target = await seedSubscription(f.database, {
+      url: f.receiver.url(),
+      signingSecret: SIGNING_SECRET,
+    });
+    const id = await enqueue(f.database, target);
     let calls = 0;
-    receiver.respond = () => {
+    f.receiver.respond = () => {
       calls += 1;
       return calls === 1 ? { status: 500 } : calls === 2 ? { status: 404 } : { status: 202 };
     };
     start({ retryScheduleMs: [30, 30, 30] });
-    await vi.waitFor(async () => expect((await deliveryRow(database, id)).status).toBe('delivered'), {
+    await vi.waitFor(async () => expect((await deliveryRow(f.database, id)).status).toBe('delivered'), {
       timeout: 5000,
     });
-    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id, id, id]);
+    expect(f.receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id, id, id]);
     // Every attempt is signed afresh and verifies.
-    for (const request of receiver.requests) {
+    for (const request of f.receiver.requests) {
       new Webhook(SIGNING_SECRET).verify(request.body, {
         'webhook-id': String(request.headers['webhook-id']),
         'webhook-timestamp': String(request.headers['webhook-timestamp']),
         'webhook-signature': String(request.headers['webhook-signature']),
       });
     }
-    expect(await deliveryRow(database, id)).toMatchObject({
+    expect(await deliveryRow(f.database, id)).toMatchObject({
       status: 'delivered',
       attempts: 3,
       last_status: 202,
@@ -176,15 +134,15 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
   });
 
   it('marks a delivery failed after the last step of the schedule', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target);
-    receiver.respond = () => ({ status: 500 });
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target);
+    f.receiver.respond = () => ({ status: 500 });
     start({ retryScheduleMs: [20, 20] });
-    await vi.waitFor(async () => expect((await deliveryRow(database, id)).status).toBe('failed'), {
+    await vi.waitFor(async () => expect((await deliveryRow(f.database, id)).status).toBe('failed'), {
       timeout: 5000,
     });
-    expect(receiver.requests).toHaveLength(3); // the first attempt and two retries
-    expect(await deliveryRow(database, id)).toMatchObject({
+    expect(f.receiver.requests).toHaveLength(3); // the first attempt and two retries
+    expect(await deliveryRow(f.database, id)).toMatchObject({
       attempts: 3,
       last_status: 500,
       last_error: 'HTTP 500',
@@ -192,15 +150,15 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
   });
 
   it('waits between attempts for a jittered delay within the schedule step', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target);
-    receiver.respond = () => ({ status: 503 });
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target);
+    f.receiver.respond = () => ({ status: 503 });
     const before = Date.now();
     // random() = 0.5: the retry waits half of the 60 s step.
     start({ retryScheduleMs: [60_000] }, { random: () => 0.5 });
     const row = await vi.waitFor(
       async () => {
-        const current = await deliveryRow(database, id);
+        const current = await deliveryRow(f.database, id);
         expect(current).toMatchObject({ attempts: 1, locked_until: null });
         return current;
       },
@@ -212,11 +170,11 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
   });
 
   it('honours Retry-After (seconds and HTTP-date) on 429 and 503, capped at the longest step', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const seconds = await enqueue(database, target, { payload: samplePayload('seconds') });
-    const date = await enqueue(database, target, { payload: samplePayload('date') });
-    const huge = await enqueue(database, target, { payload: samplePayload('huge') });
-    receiver.respond = (request) => {
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const seconds = await enqueue(f.database, target, { payload: samplePayload('seconds') });
+    const date = await enqueue(f.database, target, { payload: samplePayload('date') });
+    const huge = await enqueue(f.database, target, { payload: samplePayload('huge') });
+    f.receiver.respond = (request) => {
       const text = (JSON.parse(request.body) as { message: { text: string } }).message.text;
       if (text === 'seconds') return { status: 429, headers: { 'retry-after': '3' } };
       if (text === 'date')
@@ -227,33 +185,33 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
     const dispatcher = start({ retryScheduleMs: [10, 20_000] }, { random: () => 0 });
     await dispatcher.drain();
     await dispatcher.stop();
-    const delay = async (id: string) => (await deliveryRow(database, id)).next_attempt_at - before;
+    const delay = async (id: string) => (await deliveryRow(f.database, id)).next_attempt_at - before;
     expect(await delay(seconds)).toBeGreaterThanOrEqual(3_000);
     expect(await delay(seconds)).toBeLessThan(5_000);
     expect(await delay(date)).toBeGreaterThanOrEqual(6_000); // HTTP-dates have 1 s resolution
     expect(await delay(date)).toBeLessThan(10_000);
     expect(await delay(huge)).toBeGreaterThanOrEqual(20_000);
     expect(await delay(huge)).toBeLessThan(22_000);
-    expect(receiver.requests).toHaveLength(3);
+    expect(f.receiver.requests).toHaveLength(3);
   });
 
   it('on 410 Gone disables the subscription and fails its pending deliveries', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const first = await enqueue(database, target);
-    const queued = await enqueue(database, target);
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const first = await enqueue(f.database, target);
+    const queued = await enqueue(f.database, target);
     // The second row is not due yet, so only the first is sent.
-    await database.db
+    await f.database.db
       .updateTable('event_deliveries')
       .set({ next_attempt_at: Date.now() + 60_000 })
       .where('id', '=', queued)
       .execute();
-    receiver.respond = () => ({ status: 410 });
+    f.receiver.respond = () => ({ status: 410 });
     await start().drain();
-    expect(receiver.requests).toHaveLength(1);
-    expect(await deliveryRow(database, first)).toMatchObject({ status: 'failed', last_status: 410 });
-    expect(await deliveryRow(database, queued)).toMatchObject({ status: 'failed', attempts: 0 });
-    expect((await deliveryRow(database, queued)).last_error).toContain('410');
-    const subscription = await database.db
+    expect(f.receiver.requests).toHaveLength(1);
+    expect(await deliveryRow(f.database, first)).toMatchObject({ status: 'failed', last_status: 410 });
+    expect(await deliveryRow(f.database, queued)).toMatchObject({ status: 'failed', attempts: 0 });
+    expect((await deliveryRow(f.database, queued)).last_error).toContain('410');
+    const subscription = await f.database.db
       .selectFrom('subscriptions')
       .selectAll()
       .where('id', '=', target.subscriptionId)
@@ -262,115 +220,115 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
-    const target = await seedSubscription(database, { url: receiver.url('/moved') });
-    const id = await enqueue(database, target);
-    receiver.respond = (request) =>
+    const target = await seedSubscription(f.database, { url: f.receiver.url('/moved') });
+    const id = await enqueue(f.database, target);
+    f.receiver.respond = (request) =>
       request.path === '/moved'
-        ? { status: 307, headers: { location: receiver.url('/elsewhere') } }
+        ? { status: 307, headers: { location: f.receiver.url('/elsewhere') } }
         : { status: 204 };
     await start({ retryScheduleMs: [60_000] }).drain();
-    expect(receiver.requests.map((r) => r.path)).toEqual(['/moved']);
-    const row = await deliveryRow(database, id);
+    expect(f.receiver.requests.map((r) => r.path)).toEqual(['/moved']);
+    const row = await deliveryRow(f.database, id);
     expect(row).toMatchObject({ status: 'pending', attempts: 1, last_status: 307 });
     expect(row.last_error).toContain('redirect not followed');
   });
 
-  it('gives up on a receiver that does not answer within the timeout', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target);
-    receiver.respond = () => ({ hang: true, status: 200 });
+  it('gives up on a f.receiver that does not answer within the timeout', async () => {
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target);
+    f.receiver.respond = () => ({ hang: true, status: 200 });
     const started = Date.now();
     await start({ timeoutMs: 300, retryScheduleMs: [60_000] }).drain();
     expect(Date.now() - started).toBeLessThan(2_000);
-    const row = await deliveryRow(database, id);
+    const row = await deliveryRow(f.database, id);
     expect(row).toMatchObject({ status: 'pending', attempts: 1, last_status: null });
     expect(row.last_error).toBe('timed out after 300 ms');
   });
 
   it('refuses at delivery time a target whose address is not allowed (checked on the connected address)', async () => {
     // Stored as if it had passed the subscription check; "localhost" resolves to a loopback address.
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const byName = await enqueue(database, target);
-    const byAddress = await enqueue(database, target, { url: `https://127.0.0.1:${receiver.port}/hook` });
-    const mapped = await enqueue(database, target, {
-      url: `https://[::ffff:127.0.0.1]:${receiver.port}/hook`,
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const byName = await enqueue(f.database, target);
+    const byAddress = await enqueue(f.database, target, { url: `https://127.0.0.1:${f.receiver.port}/hook` });
+    const mapped = await enqueue(f.database, target, {
+      url: `https://[::ffff:127.0.0.1]:${f.receiver.port}/hook`,
     });
     await start({ allowList: [], retryScheduleMs: [60_000] }).drain();
-    expect(receiver.requests).toHaveLength(0);
+    expect(f.receiver.requests).toHaveLength(0);
     for (const id of [byName, byAddress, mapped]) {
-      const row = await deliveryRow(database, id);
+      const row = await deliveryRow(f.database, id);
       expect(row.status).toBe('pending');
       expect(row.last_error).toMatch(/^refused: .*not a globally reachable address/);
     }
-    expect((await deliveryRow(database, byName)).last_error).toContain('localhost resolves to');
+    expect((await deliveryRow(f.database, byName)).last_error).toContain('localhost resolves to');
   });
 
   it('delivers to a non-global host that is allow-listed by name', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target);
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target);
     await start({ allowList: ['LOCALHOST'] }).drain();
-    expect(receiver.requests).toHaveLength(1);
-    expect(await deliveryRow(database, id)).toMatchObject({ status: 'delivered' });
+    expect(f.receiver.requests).toHaveLength(1);
+    expect(await deliveryRow(f.database, id)).toMatchObject({ status: 'delivered' });
   });
 
   it('fails at once, without retries, a delivery whose stored headers cannot be sent', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target, {
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target, {
       headers: [{ name: 'X-Bad', value: 'line\r\nInjected: yes' }],
     });
     await start().drain();
-    expect(receiver.requests).toHaveLength(0);
-    const row = await deliveryRow(database, id);
+    expect(f.receiver.requests).toHaveLength(0);
+    const row = await deliveryRow(f.database, id);
     expect(row).toMatchObject({ status: 'failed', attempts: 1 });
     expect(row.last_error).toContain('cannot send request');
   });
 
   it('sends nothing for a deleted subscription or integration', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target);
-    await database.db.deleteFrom('subscriptions').where('id', '=', target.subscriptionId).execute();
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target);
+    await f.database.db.deleteFrom('subscriptions').where('id', '=', target.subscriptionId).execute();
     await start().drain();
-    expect(receiver.requests).toHaveLength(0);
-    expect(await deliveryRow(database, id)).toMatchObject({
+    expect(f.receiver.requests).toHaveLength(0);
+    expect(await deliveryRow(f.database, id)).toMatchObject({
       status: 'failed',
       last_error: 'subscription deleted',
     });
   });
 
   it('reclaims a row whose lease expired (a crashed dispatcher) and delivers it', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target);
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target);
     const clock = manualClock();
-    await database.db
+    await f.database.db
       .updateTable('event_deliveries')
       .set({ locked_by: 'crashed-worker', locked_until: clock.now() + 60_000, attempts: 1 })
       .where('id', '=', id)
       .execute();
     const dispatcher = start({ pollIntervalMs: 3_600_000 }, { clock });
     await dispatcher.drain();
-    expect(receiver.requests).toHaveLength(0); // still leased
+    expect(f.receiver.requests).toHaveLength(0); // still leased
     clock.advance(60_000);
     await dispatcher.drain();
-    expect(await deliveryRow(database, id)).toMatchObject({ status: 'delivered' });
-    expect(receiver.requests).toHaveLength(1);
-    expect(await deliveryRow(database, id)).toMatchObject({ attempts: 2 });
+    expect(await deliveryRow(f.database, id)).toMatchObject({ status: 'delivered' });
+    expect(f.receiver.requests).toHaveLength(1);
+    expect(await deliveryRow(f.database, id)).toMatchObject({ attempts: 2 });
   });
 
   it('stop() waits for in-flight deliveries and records them', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const ids = await Promise.all([1, 2, 3].map(() => enqueue(database, target)));
-    receiver.respond = () => ({ status: 200, delayMs: 400 });
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const ids = await Promise.all([1, 2, 3].map(() => enqueue(f.database, target)));
+    f.receiver.respond = () => ({ status: 200, delayMs: 400 });
     const dispatcher = start();
-    await vi.waitFor(() => expect(receiver.requests).toHaveLength(3), { timeout: 5000 });
+    await vi.waitFor(() => expect(f.receiver.requests).toHaveLength(3), { timeout: 5000 });
     const stopped = Date.now();
     await dispatcher.stop();
     expect(Date.now() - stopped).toBeGreaterThanOrEqual(200);
     for (const id of ids)
-      expect(await deliveryRow(database, id)).toMatchObject({ status: 'delivered', locked_until: null });
+      expect(await deliveryRow(f.database, id)).toMatchObject({ status: 'delivered', locked_until: null });
     // After stop nothing more is claimed.
-    const later = await enqueue(database, target);
+    const later = await enqueue(f.database, target);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(await deliveryRow(database, later)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await deliveryRow(f.database, later)).toMatchObject({ status: 'pending', attempts: 0 });
   });
 
   it('refuses a lease that is not longer than the timeout', () => {

@@ -3,105 +3,75 @@
 // arrives while a batch is being sent is not lost; on PostgreSQL a dispatcher in another process (the
 // real server) is woken by an event written through this process's API; and the sweeper deletes finished
 // deliveries after the retention period, and expired callback tokens.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { manualClock, systemClock } from '../../src/clock.js';
-import { type Dispatcher, startDispatcher } from '../../src/delivery/dispatcher.js';
+import { manualClock } from '../../src/clock.js';
 import { startSweeper, sweepExpired } from '../../src/delivery/sweeper.js';
 import { describeEachDialect, describePostgres } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
+  deliveryFixture,
   deliveryRow,
   enqueue,
-  openTestDatabase,
   quietLogger,
   type Receiver,
   removeCertificate,
   seedSubscription,
   startReceiver,
-  type TestDatabase,
-  testConfig,
+  startServeProcess,
 } from './support.js';
 
 const AN_HOUR = 3_600_000;
 const A_DAY = 86_400_000;
 
 describeEachDialect('the outbox on %s', (dialect) => {
-  let certificate: SelfSignedCertificate;
-  let receiver: Receiver;
-  let database: TestDatabase;
-  const running: Dispatcher[] = [];
-
-  beforeAll(async () => {
-    certificate = selfSignedCertificate();
-    receiver = await startReceiver(certificate);
-    database = await openTestDatabase(dialect);
-  });
-
-  afterAll(async () => {
-    await Promise.all(running.map((dispatcher) => dispatcher.stop()));
-    await receiver?.close();
-    await database?.dispose();
-    if (certificate) removeCertificate(certificate);
-  });
+  const f = deliveryFixture(dialect);
 
   /** A dispatcher that only polls once an hour: anything sent sooner was woken by the outbox. */
-  const startIdleDispatcher = () => {
-    const dispatcher = startDispatcher({
-      database,
-      config: testConfig(certificate, { pollIntervalMs: AN_HOUR }),
-      logger: quietLogger,
-      clock: systemClock,
-    });
-    running.push(dispatcher);
-    return dispatcher;
-  };
+  const startIdleDispatcher = () => f.startDispatcher({ pollIntervalMs: AN_HOUR });
 
   it('wakes the dispatcher when a row is inserted, with nothing calling a wake-up', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
     const dispatcher = startIdleDispatcher();
     // Let the first poll (at start) find nothing and go to sleep for its hour.
     await dispatcher.drain();
-    receiver.requests.length = 0;
-    const id = await enqueue(database, target);
-    await vi.waitFor(() => expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id]), {
+    f.receiver.requests.length = 0;
+    const id = await enqueue(f.database, target);
+    await vi.waitFor(() => expect(f.receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([id]), {
       timeout: 1000,
     });
     await dispatcher.stop();
   });
 
   it('does not lose a wake that arrives while a batch is being sent', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
     const dispatcher = startIdleDispatcher();
     await dispatcher.drain();
-    receiver.requests.length = 0;
-    receiver.respond = () => ({ status: 204, delayMs: 300 });
-    const first = await enqueue(database, target);
-    await vi.waitFor(() => expect(receiver.requests).toHaveLength(1), { timeout: 1000 });
+    f.receiver.requests.length = 0;
+    f.receiver.respond = () => ({ status: 204, delayMs: 300 });
+    const first = await enqueue(f.database, target);
+    await vi.waitFor(() => expect(f.receiver.requests).toHaveLength(1), { timeout: 1000 });
     // The first delivery is still in flight: this insert wakes a dispatcher that is not asleep.
-    const second = await enqueue(database, target);
+    const second = await enqueue(f.database, target);
     await vi.waitFor(
       async () => {
-        expect((await deliveryRow(database, first)).status).toBe('delivered');
-        expect((await deliveryRow(database, second)).status).toBe('delivered');
+        expect((await deliveryRow(f.database, first)).status).toBe('delivered');
+        expect((await deliveryRow(f.database, second)).status).toBe('delivered');
       },
       { timeout: 2000 },
     );
-    receiver.respond = () => ({ status: 204 });
+    f.receiver.respond = () => ({ status: 204 });
     await dispatcher.stop();
   });
 
   it('records when a delivery finished', async () => {
-    const target = await seedSubscription(database, { url: receiver.url() });
-    const id = await enqueue(database, target);
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const id = await enqueue(f.database, target);
     const before = Date.now();
     const dispatcher = startIdleDispatcher();
     await dispatcher.drain();
-    const row = await deliveryRow(database, id);
+    const row = await deliveryRow(f.database, id);
     expect(row.status).toBe('delivered');
     expect(row.finished_at).toBeGreaterThanOrEqual(before);
     await dispatcher.stop();
@@ -109,19 +79,19 @@ describeEachDialect('the outbox on %s', (dialect) => {
 
   it('sweeps finished deliveries after the retention period and expired callback tokens', async () => {
     // What the tests above delivered would be swept too: start from an empty outbox.
-    await database.db.deleteFrom('event_deliveries').execute();
-    await database.db.deleteFrom('callback_tokens').execute();
-    const target = await seedSubscription(database, { url: receiver.url() });
+    await f.database.db.deleteFrom('event_deliveries').execute();
+    await f.database.db.deleteFrom('callback_tokens').execute();
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
     const now = Date.UTC(2030, 0, 1);
     const retention = 7 * A_DAY;
     const ids = {
-      deliveredLongAgo: await enqueue(database, target),
-      failedLongAgo: await enqueue(database, target),
-      deliveredRecently: await enqueue(database, target),
-      pendingLongAgo: await enqueue(database, target),
+      deliveredLongAgo: await enqueue(f.database, target),
+      failedLongAgo: await enqueue(f.database, target),
+      deliveredRecently: await enqueue(f.database, target),
+      pendingLongAgo: await enqueue(f.database, target),
     };
     const finish = (id: string, status: 'delivered' | 'failed' | 'pending', finishedAt: number | null) =>
-      database.db
+      f.database.db
         .updateTable('event_deliveries')
         .set({ status, finished_at: finishedAt, created_at: now - 30 * A_DAY })
         .where('id', '=', id)
@@ -131,7 +101,7 @@ describeEachDialect('the outbox on %s', (dialect) => {
     await finish(ids.deliveredRecently, 'delivered', now - retention + 1);
     // Not yet finished (a retry far in the future): kept, however old.
     await finish(ids.pendingLongAgo, 'pending', null);
-    await database.db
+    await f.database.db
       .updateTable('event_deliveries')
       .set({ next_attempt_at: now + A_DAY })
       .where('id', '=', ids.pendingLongAgo)
@@ -144,20 +114,20 @@ describeEachDialect('the outbox on %s', (dialect) => {
       expires_at: expiresAt,
       created_at: expiresAt - AN_HOUR,
     });
-    await database.db
+    await f.database.db
       .insertInto('callback_tokens')
       .values([token(`expired-${dialect}`, now), token(`live-${dialect}`, now + 1)])
       .execute();
 
-    const result = await sweepExpired(database.db, now, retention);
+    const result = await sweepExpired(f.database.db, now, retention);
     expect(result).toEqual({ deliveries: 2, callbackTokens: 1 });
-    const left = await database.db
+    const left = await f.database.db
       .selectFrom('event_deliveries')
       .select('id')
       .where('id', 'in', Object.values(ids))
       .execute();
     expect(left.map((row) => row.id).sort()).toEqual([ids.deliveredRecently, ids.pendingLongAgo].sort());
-    const tokens = await database.db
+    const tokens = await f.database.db
       .selectFrom('callback_tokens')
       .select('token_hash')
       .where('token_hash', 'like', `%-${dialect}`)
@@ -167,19 +137,19 @@ describeEachDialect('the outbox on %s', (dialect) => {
     // The running sweeper sweeps at start, on the injected clock.
     const clock = manualClock(now + 2);
     const sweeper = startSweeper({
-      db: database.db,
+      db: f.database.db,
       clock,
       logger: quietLogger,
       retentionMs: retention,
       intervalMs: AN_HOUR,
     });
     await vi.waitFor(async () => {
-      const deliveries = await database.db
+      const deliveries = await f.database.db
         .selectFrom('event_deliveries')
         .select('id')
         .where('id', '=', ids.deliveredRecently)
         .execute();
-      const callbackTokens = await database.db.selectFrom('callback_tokens').select('token_hash').execute();
+      const callbackTokens = await f.database.db.selectFrom('callback_tokens').select('token_hash').execute();
       expect({ deliveries, callbackTokens }).toEqual({ deliveries: [], callbackTokens: [] });
     });
     await sweeper.stop();
@@ -187,22 +157,12 @@ describeEachDialect('the outbox on %s', (dialect) => {
 });
 
 describePostgres('two processes on one PostgreSQL', () => {
-  const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const cli = join(packageDir, 'dist', 'cli.js');
   let certificate: SelfSignedCertificate;
   let receiver: Receiver;
   let server: TestServer;
   let child: ChildProcess | undefined;
-  let output = '';
 
   beforeAll(async () => {
-    if (!existsSync(cli)) {
-      // `npm test` builds first (turbo: test dependsOn build); a bare `vitest run` may not have.
-      execFileSync(process.execPath, [join(packageDir, 'node_modules', 'tsup', 'dist', 'cli-default.js')], {
-        cwd: packageDir,
-        stdio: 'ignore',
-      });
-    }
     certificate = selfSignedCertificate();
     receiver = await startReceiver(certificate);
     // This process: the API, with no dispatcher of its own.
@@ -221,37 +181,16 @@ describePostgres('two processes on one PostgreSQL', () => {
   });
 
   it('a dispatcher in another process delivers an event written here within one second', async () => {
-    const port = await freePort();
     // The other process: the real server, whose dispatcher polls once an hour.
-    child = spawn(process.execPath, [cli, 'serve'], {
-      cwd: packageDir,
-      env: {
-        PATH: process.env.PATH,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: server.config.databaseUrl,
-        PLATFORM_DATABASE_SCHEMA: server.config.databaseSchema,
-        PLATFORM_BOOTSTRAP: 'false',
-        LOG_LEVEL: 'warn',
-        PLATFORM_DELIVERY_POLL_INTERVAL: '1h',
-        PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32,::1',
-        PLATFORM_WEBHOOK_CA_FILE: certificate.certFile,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const other = await startServeProcess(await freePort(), {
+      DATABASE_URL: server.config.databaseUrl,
+      PLATFORM_DATABASE_SCHEMA: server.config.databaseSchema,
+      LOG_LEVEL: 'warn',
+      PLATFORM_DELIVERY_POLL_INTERVAL: '1h',
+      PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32,::1',
+      PLATFORM_WEBHOOK_CA_FILE: certificate.certFile,
     });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    await vi.waitFor(
-      async () => {
-        if (child?.exitCode !== null) throw new Error(`server exited early:\n${output}`);
-        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).ok).toBe(true);
-      },
-      { timeout: 15_000 },
-    );
+    child = other.child;
 
     const token = await server.token(['chat']);
     const channel = await server.call('POST', '/v1/chat/channels', {

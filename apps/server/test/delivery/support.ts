@@ -1,14 +1,20 @@
 // Shared fixtures of the delivery tests: a throw-away certificate made with the openssl CLI, a real
 // local HTTPS receiver, a database per test file (core's helpers: a temp SQLite file or a fresh
 // PostgreSQL schema), and helpers to seed integrations, subscriptions and outbox rows.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { SelfSignedCertificate } from '@platform-api/test-support';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import pino from 'pino';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
+import { type Dispatcher, type DispatcherOptions, startDispatcher } from '../../src/delivery/dispatcher.js';
 import { freshDatabase } from '../helpers/databases.js';
 
 export const quietLogger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
@@ -222,4 +228,105 @@ export async function deliveryRow(handle: DatabaseHandle, id: string) {
 
 export function removeCertificate(certificate: SelfSignedCertificate): void {
   rmSync(certificate.dir, { recursive: true, force: true });
+}
+
+export interface DeliveryFixture {
+  certificate: SelfSignedCertificate;
+  receiver: Receiver;
+  database: TestDatabase;
+  /** A dispatcher on the fixture's database (system clock, quiet logger), stopped after the suite. */
+  startDispatcher(
+    delivery?: Partial<ServerConfig['delivery']>,
+    options?: Partial<Pick<DispatcherOptions, 'clock' | 'random' | 'database' | 'workerId'>>,
+  ): Dispatcher;
+  /** Stops every dispatcher started so far. */
+  stopDispatchers(): Promise<void>;
+}
+
+/**
+ * Registers a delivery suite's fixtures: a certificate, an HTTPS receiver trusting it and a fresh database,
+ * made before the suite's tests and removed after them (the dispatchers it started are stopped first).
+ */
+export function deliveryFixture(dialect: Dialect): DeliveryFixture {
+  const running: Dispatcher[] = [];
+  const fixture = {
+    startDispatcher(delivery = {}, options = {}) {
+      const dispatcher = startDispatcher({
+        database: fixture.database,
+        config: testConfig(fixture.certificate, delivery),
+        logger: quietLogger,
+        clock: systemClock,
+        ...options,
+      });
+      running.push(dispatcher);
+      return dispatcher;
+    },
+    async stopDispatchers() {
+      await Promise.all(running.splice(0).map((dispatcher) => dispatcher.stop()));
+    },
+  } as DeliveryFixture;
+  beforeAll(async () => {
+    fixture.certificate = selfSignedCertificate();
+    fixture.receiver = await startReceiver(fixture.certificate);
+    fixture.database = await openTestDatabase(dialect);
+  });
+  afterAll(async () => {
+    await fixture.stopDispatchers();
+    await fixture.receiver?.close();
+    await fixture.database?.dispose();
+    if (fixture.certificate) removeCertificate(fixture.certificate);
+  });
+  return fixture;
+}
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** Everything it wrote so far (stdout and stderr). */
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** The real server, `node dist/cli.js serve`, with the given environment; resolves once /healthz answers. */
+export async function startServeProcess(
+  port: number,
+  env: Record<string, string | undefined>,
+): Promise<ServeProcess> {
+  const cli = join(packageDir, 'dist', 'cli.js');
+  if (!existsSync(cli)) {
+    // `npm test` builds first (turbo: test dependsOn build); a bare `vitest run` may not have.
+    execFileSync(process.execPath, [join(packageDir, 'node_modules', 'tsup', 'dist', 'cli-default.js')], {
+      cwd: packageDir,
+      stdio: 'ignore',
+    });
+  }
+  let output = '';
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    cwd: packageDir,
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PLATFORM_BOOTSTRAP: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await vi.waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).ok).toBe(true);
+    },
+    { timeout: 15_000, interval: 20 },
+  );
+  return { child, output: () => output, exited };
 }
