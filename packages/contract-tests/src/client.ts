@@ -26,14 +26,27 @@ export interface CallOptions {
   authenticate?: boolean;
 }
 
-export interface CallResult {
-  operation: Operation;
+/** A request exactly as sent (for reports and `curl` reproduction). */
+export interface SentRequest {
+  method: string;
   url: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** What came back for a request. */
+export interface Answer {
   status: number;
   headers: Headers;
   text: string;
   /** The parsed body when the response is JSON, otherwise undefined. */
   json: unknown;
+}
+
+export interface CallResult extends Answer {
+  operation: Operation;
+  request: SentRequest;
+  url: string;
   problems: Problem[];
 }
 
@@ -59,6 +72,8 @@ export class ContractClient {
   /** operationIds called at least once. */
   readonly called = new Set<string>();
   private readonly fetchImpl: typeof fetch;
+  /** The token a bearer function gave last (for `secrets`). */
+  private lastBearer: string | undefined;
 
   constructor(options: ContractClientOptions) {
     this.validator = options.validator;
@@ -69,29 +84,57 @@ export class ContractClient {
 
   async call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
     const operation = this.validator.operation(operationId);
-    const url = this.url(operation, options);
-    const headers = new Headers({ accept: 'application/json, */*;q=0.5', ...options.headers });
+    const request = await this.prepare(operation, options);
+    const answer = await this.send(request);
+    this.called.add(operationId);
+    const problems = this.validator.validateResponse(operation, {
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.text,
+    });
+    return { ...answer, operation, request, url: request.url, problems };
+  }
+
+  /** The request `call` would send: URL from the path template, credentials, serialised body. */
+  async prepare(operation: Operation, options: CallOptions = {}): Promise<SentRequest> {
+    const headers: Record<string, string> = { accept: 'application/json, */*;q=0.5' };
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
     if (options.authenticate !== false) {
       for (const [name, value] of Object.entries(await this.authHeaders(operation))) {
-        if (!headers.has(name)) headers.set(name, value);
+        headers[name.toLowerCase()] ??= value;
       }
     }
-    let body: RequestInit['body'];
+    let body: SentRequest['body'];
     if (options.body !== undefined) {
       const contentType = options.contentType ?? 'application/json';
-      headers.set('content-type', contentType);
+      headers['content-type'] = contentType;
       // Bytes go out untouched whatever the type (a file upload, or deliberately broken JSON).
-      if (isBytes(options.body)) body = options.body as RequestInit['body'];
+      if (options.body instanceof Uint8Array) body = options.body;
+      else if (options.body instanceof ArrayBuffer) body = new Uint8Array(options.body);
+      else if (options.body instanceof Blob) body = new Uint8Array(await options.body.arrayBuffer());
       else body = isJsonMediaType(contentType) ? JSON.stringify(options.body) : String(options.body);
     }
-    const response = await this.fetchImpl(url, {
-      method: operation.method.toUpperCase(),
-      headers,
-      body,
+    return { method: operation.method.toUpperCase(), url: this.url(operation, options), headers, body };
+  }
+
+  /** Sends a request as it is (any method, headers, body) and reads the whole answer. */
+  async send(request: SentRequest): Promise<Answer> {
+    // fetch refuses a body (even an empty one) on GET and HEAD, which generic clients send anyway; and it
+    // loses the answer when a server refuses a large body before reading it all (413, then close).
+    const size = typeof request.body === 'string' ? request.body.length : (request.body?.byteLength ?? 0);
+    if (
+      request.body !== undefined &&
+      (request.method === 'GET' || request.method === 'HEAD' || size > 1_000_000)
+    ) {
+      return sendWithNodeHttp(request);
+    }
+    const response = await this.fetchImpl(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
       redirect: 'manual',
     });
     const text = await response.text();
-    this.called.add(operationId);
     let json: unknown;
     if (isJsonMediaType(response.headers.get('content-type') ?? '')) {
       try {
@@ -100,12 +143,23 @@ export class ContractClient {
         json = undefined;
       }
     }
-    const problems = this.validator.validateResponse(operation, {
-      status: response.status,
-      headers: response.headers,
-      body: text,
-    });
-    return { operation, url, status: response.status, headers: response.headers, text, json, problems };
+    return { status: response.status, headers: response.headers, text, json };
+  }
+
+  /** Secret values this client sends, by the shell variable a reproduction names them with. */
+  secrets(): Record<string, string> {
+    const secrets: Record<string, string> = {};
+    const bearer = typeof this.credentials.bearer === 'string' ? this.credentials.bearer : this.lastBearer;
+    if (bearer) secrets.TOKEN = bearer;
+    if (this.credentials.basic) {
+      secrets.BASIC_AUTH = Buffer.from(
+        `${this.credentials.basic.username}:${this.credentials.basic.password}`,
+      ).toString('base64');
+    }
+    for (const [name, value] of Object.entries(this.credentials.apiKeys ?? {})) {
+      secrets[name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')] = value;
+    }
+    return secrets;
   }
 
   /** Operations of the spec (not webhooks, optionally not internal ones) never called by this client. */
@@ -168,7 +222,9 @@ export class ContractClient {
       (type === 'oauth2' || type === 'openIdConnect' || (type === 'http' && httpScheme === 'bearer')) &&
       bearer
     ) {
-      return ['authorization', `Bearer ${typeof bearer === 'function' ? await bearer() : bearer}`];
+      const token = typeof bearer === 'function' ? await bearer() : bearer;
+      this.lastBearer = token;
+      return ['authorization', `Bearer ${token}`];
     }
     if (type === 'http' && httpScheme === 'basic' && basic) {
       return [
@@ -184,8 +240,54 @@ export class ContractClient {
   }
 }
 
-function isBytes(value: unknown): boolean {
-  return value instanceof Uint8Array || value instanceof ArrayBuffer || value instanceof Blob;
+function byteLength(body: SentRequest['body']): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : (body?.byteLength ?? 0);
+}
+
+async function sendWithNodeHttp(request: SentRequest): Promise<Answer> {
+  const url = new URL(request.url);
+  const { request: open } =
+    url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const headers = { ...request.headers, 'content-length': String(byteLength(request.body)) };
+    const outgoing = open(url, { method: request.method, headers }, (incoming) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('error', reject);
+      incoming.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = isJsonMediaType(headers.get('content-type') ?? '') ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: incoming.statusCode ?? 0, headers, text, json });
+      });
+    });
+    // A server may answer and close before reading the whole body: the write error after an answer is moot.
+    outgoing.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    // A large body: its first piece, then a pause in which a server that refuses it by its
+    // Content-Length (413) answers; only then the rest. Writing on would meet a closed connection.
+    const body = typeof request.body === 'string' ? Buffer.from(request.body) : request.body;
+    const piece = 64 * 1024;
+    if (!body || body.byteLength <= piece) {
+      outgoing.end(body);
+      return;
+    }
+    outgoing.write(body.subarray(0, piece));
+    setTimeout(() => {
+      if (!answered) outgoing.end(body.subarray(piece));
+    }, 2000);
+  });
 }
 
 /**

@@ -8,12 +8,15 @@ export {
   SpecValidator,
   templateToRegExp,
 } from '@platform-api/validator';
+export { runCli } from './cli.js';
 export {
+  type Answer,
   type CallOptions,
   type CallResult,
   ContractClient,
   type ContractClientOptions,
   type Credentials,
+  type SentRequest,
 } from './client.js';
 export {
   type AllowEntry,
@@ -40,8 +43,42 @@ export {
   namedExample,
   namedObjectExample,
 } from './examples.js';
-export { examplesPhase, ignoredAuthPhase, negativeDataPhase, type PhaseOptions } from './phases.js';
+export { CHECK_NAMES, CHECKS, type CheckName, PHASES, type PhaseName } from './run/checks.js';
+export { toCurl } from './run/curl.js';
+export {
+  counts,
+  formatMatrix,
+  formatSummary,
+  succeeded,
+  toHtml,
+  toJUnit,
+  writeReports,
+} from './run/reports.js';
+export {
+  DEFAULT_MAX_EXAMPLES,
+  type PhaseRunner,
+  type RunOptions,
+  randomSeed,
+  runContractTests,
+} from './run/runner.js';
+export {
+  type CaseResult,
+  type Failure,
+  failuresOf,
+  type RunReport,
+  Session,
+  type StatusRow,
+} from './run/session.js';
+export {
+  coverageValues,
+  type GenerationOptions,
+  type InvalidValue,
+  invalidValues,
+  requestBodySchema,
+  validValues,
+} from './run/values.js';
 export { type BundleName, loadBundle } from './spec.js';
+export { type ClientCredentials, platformClient, TargetUnusable, webhooksPhase } from './targets/platform.js';
 export {
   compareVersions,
   inVersionRange,

@@ -27,6 +27,9 @@ export interface WebhookReceiver {
 export interface WebhookReceiverOptions {
   validator: SpecValidator;
   tls: { key: string; cert: string };
+  /** The address to listen on and to put in the URL (default 127.0.0.1), and the port (default any). */
+  host?: string;
+  port?: number;
   /** The status to answer a delivery with (default 204). */
   respond?: (delivery: ReceivedWebhook) => number;
 }
@@ -90,11 +93,12 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       });
     },
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `https://127.0.0.1:${port}`,
+    url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     received,
     waitFor(predicate, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {

@@ -1,42 +1,73 @@
-// `platform-contract-tests` against a live reference server passes, and against a port where nothing
-// listens it fails: the command a user points at their own deployment.
+// `contract-tests platform` against a live reference server passes and writes its reports; against a
+// wrong secret or a port where nothing listens it fails, naming the cause once.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/index.js';
 import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'platform-contract-tests.mjs');
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'contract-tests.mjs');
 const run = (...args: string[]) =>
-  spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 180_000 });
+  spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 300_000 });
 
-describe('platform-contract-tests (the CLI)', () => {
+describe('contract-tests platform (the CLI)', () => {
   let server: ReferenceServer;
   let credentials: { clientId: string; clientSecret: string };
+  let other: { clientId: string; clientSecret: string };
+  const reports = mkdtempSync(join(tmpdir(), 'contract-cli-'));
 
   beforeAll(async () => {
-    server = await startReferenceServer('sqlite');
+    server = await startReferenceServer('sqlite', { PLATFORM_RATE_LIMIT: '0' });
     credentials = await server.createClient('cli-target', ['user', 'data', 'chat']);
+    other = await server.createClient('cli-other', ['user', 'data', 'chat']);
   }, 120_000);
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    rmSync(reports, { recursive: true, force: true });
+  });
 
-  it('passes against the reference server, internal operations included', () => {
+  it('passes against the reference server and writes JUnit and HTML', () => {
+    const junit = join(reports, 'run.xml');
+    const html = join(reports, 'run.html');
     const result = run(
+      'platform',
       '--base-url',
       server.url,
       '--client-id',
       credentials.clientId,
       '--client-secret',
       credentials.clientSecret,
+      '--other-client-id',
+      other.clientId,
+      '--other-client-secret',
+      other.clientSecret,
       '--include-internal',
+      '--allow-nul',
+      'false',
+      '--exclude-checks',
+      'positive_data_acceptance',
+      '--max-examples',
+      '10',
+      '--seed',
+      '7',
+      '--junit',
+      junit,
+      '--html',
+      html,
     );
-    expect(result.status, result.stdout.slice(-3000) + result.stderr.slice(-2000)).toBe(0);
-    expect(result.stdout).toMatch(/Tests\s+.*\d+ passed/);
-  }, 180_000);
+    expect(result.status, result.stdout.slice(-4000) + result.stderr.slice(-2000)).toBe(0);
+    expect(result.stdout).toContain('seed 7');
+    expect(result.stdout).toMatch(/\d+ passed, 0 failed/);
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
+    expect(readFileSync(html, 'utf8')).toContain('Status matrix');
+  }, 300_000);
 
-  it('fails against a wrong secret and against a port where nothing listens', async () => {
-    const wrongSecret = run(
+  it('reports a wrong secret once, first, as the cause', () => {
+    const result = run(
+      'platform',
       '--base-url',
       server.url,
       '--client-id',
@@ -44,8 +75,14 @@ describe('platform-contract-tests (the CLI)', () => {
       '--client-secret',
       'wrong',
     );
-    expect(wrongSecret.status).not.toBe(0);
-    const nothing = run(
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/RUN STOPPED: no access token .*401.*invalid_client/);
+    expect(result.stdout).not.toMatch(/^\d+\) /m);
+  }, 60_000);
+
+  it('reports a server that does not answer', async () => {
+    const result = run(
+      'platform',
       '--base-url',
       `http://127.0.0.1:${await freePort()}`,
       '--client-id',
@@ -53,12 +90,27 @@ describe('platform-contract-tests (the CLI)', () => {
       '--client-secret',
       'b',
     );
-    expect(nothing.status).not.toBe(0);
-  }, 180_000);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/does not answer/);
+  }, 60_000);
 
-  it('explains its usage when arguments are missing', () => {
-    const result = run('--base-url', server.url);
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain('Missing --client-id, --client-secret');
+  it('explains its usage when arguments are missing or unknown', () => {
+    const missing = run('platform', '--base-url', server.url);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('Missing --client-id, --client-secret');
+    const unknownCheck = run(
+      'platform',
+      '--base-url',
+      'x',
+      '--client-id',
+      'a',
+      '--client-secret',
+      'b',
+      '--checks',
+      'nope',
+    );
+    expect(unknownCheck.status).toBe(2);
+    expect(unknownCheck.stderr).toContain('Unknown check: nope');
+    expect(existsSync(bin)).toBe(true);
   });
 });

@@ -1,25 +1,27 @@
-// The platform contract suite against the reference server (apps/server), run as a black box on
-// SQLite and on PostgreSQL: the generic phases (examples, ignored_auth, negative data), stateful
-// walks through Location headers (ensure_resource_availability, use_after_free), tenant isolation,
-// and every event the server delivers checked against the spec's webhooks by a real HTTPS receiver.
+// The platform contract run against the reference server (apps/server), as a black box on SQLite and on
+// PostgreSQL: every phase (examples, coverage, fuzz, stateful through the spec's links, transport, and
+// the webhooks a real HTTPS receiver gets), with a fixed seed so CI is reproducible
+// (CONTRACT_TESTS_SEED picks another). Reports go to test-results/. The token endpoint's own rules
+// (grant types, scopes) are checked by hand below: no schema says them.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CallOptions,
   type CallResult,
+  CHECK_NAMES,
   ContractClient,
-  examplesPhase,
-  ignoredAuthPhase,
+  failuresOf,
+  formatSummary,
   loadBundle,
-  namedExample,
-  namedObjectExample,
-  negativeDataPhase,
+  PHASES,
+  runContractTests,
   type SelfSignedCertificate,
   SpecValidator,
   selfSignedCertificate,
-  startWebhookReceiver,
-  type WebhookReceiver,
+  webhooksPhase,
+  writeReports,
 } from '../../src/index.js';
-
+import { resultsDir, testSeed } from '../support/run.js';
 import {
   type ReferenceServer,
   referenceServerDatabases,
@@ -28,12 +30,12 @@ import {
 
 const validator = new SpecValidator(loadBundle('platform'));
 const allScopes = ['user', 'data', 'chat'];
+const seed = testSeed();
 
 const databases = await referenceServerDatabases('platform contract suite against the reference server');
 
 describe.each(databases)('platform API on the reference server (%s)', (database) => {
   let server: ReferenceServer;
-  let receiver: WebhookReceiver;
   let client: ContractClient;
   let otherTenant: ContractClient;
   let dataOnly: ContractClient;
@@ -79,16 +81,10 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
     return result;
   }
 
-  const idFromLocation = (result: CallResult) => {
-    const location = result.headers.get('location');
-    expect(location).toBeTruthy();
-    return decodeURIComponent(String(location).split('/').pop() ?? '');
-  };
-
   beforeAll(async () => {
     tls = selfSignedCertificate();
-    receiver = await startWebhookReceiver({ validator, tls });
     server = await startReferenceServer(database, {
+      PLATFORM_RATE_LIMIT: '0',
       PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32',
       PLATFORM_WEBHOOK_CA_FILE: tls.certFile,
       PLATFORM_DELIVERY_RETRY_SCHEDULE: '200ms,500ms,1s',
@@ -105,14 +101,56 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
 
   afterAll(async () => {
     await server?.close();
-    await receiver?.close();
     tls?.remove();
   });
 
-  describe('examples (any documented answer; ids from the examples do not exist here)', () =>
-    examplesPhase(validator.operations, { client: () => client, acceptStatus: (status) => status < 500 }));
-  describe('ignored_auth', () => ignoredAuthPhase(validator.operations, { client: () => client }));
-  describe('negative_data_rejection', () => negativeDataPhase(validator, { client: () => client }));
+  it('runs every phase against it with no failure and at least 5,000 generated requests', async () => {
+    const report = await runContractTests({
+      api: 'platform',
+      target: `the reference server on ${database}`,
+      validator,
+      client,
+      otherTenant,
+      seed,
+      maxExamples: 60,
+      // Known gaps, reported by the suite and left for the spec to settle (see the issue's note): the
+      // server refuses U+0000 in text and schema-valid requests naming unknown ids with 400.
+      allowNul: false,
+      checks: CHECK_NAMES.filter((check) => check !== 'positive_data_acceptance'),
+      phaseRunners: { webhooks: webhooksPhase({ tls: tls! }) },
+    });
+    writeReports(report, {
+      junit: join(resultsDir, `platform-reference-${database}.junit.xml`),
+      html: join(resultsDir, `platform-reference-${database}.html`),
+    });
+    console.log(formatSummary(report));
+    expect(report.fatal).toBeUndefined();
+    expect(
+      failuresOf(report).map(
+        (failure) =>
+          `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`,
+      ),
+    ).toEqual([]);
+    expect(report.requests).toBeGreaterThanOrEqual(5000);
+    expect(report.phases.map((phase) => phase.name)).toEqual([...PHASES]);
+    // Every operation was called, and the stateful checks ran.
+    expect(
+      report.matrix.filter((row) => Object.keys(row.seen).length === 0).map((row) => row.operationId),
+    ).toEqual([]);
+    for (const check of [
+      'ensure_resource_availability',
+      'use_after_free',
+      'tenant_isolation',
+      'request_body_conformance',
+    ] as const) {
+      expect(
+        report.results.some(
+          (result) => result.check === check && result.outcome === 'passed' && result.runs > 0,
+        ),
+        check,
+      ).toBe(true);
+    }
+  }, 900_000);
 
   describe('token endpoint', () => {
     it('issues tokens by GET with a query, by POST with a query and by POST with a form body', async () => {
@@ -171,238 +209,5 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
       expect(refused.json).toMatchObject({ error: 'insufficient_scope' });
       await expectCall('listDatasets', {}, 200, dataOnly);
     });
-  });
-
-  describe('users: create → read back → update → list → delete → deleted subset', () => {
-    it('walks a user through its life', async () => {
-      const body: Record<string, unknown> = {
-        ...namedObjectExample(validator, 'UserCreateRequest'),
-        email: `ada.${database}@example.com`,
-      };
-      const created = await expectCall('createUser', { query: { sendInvite: 'False' }, body }, 201);
-      const id = idFromLocation(created);
-      expect(created.json).toMatchObject({ id: Number(id), name: body.name, email: body.email });
-
-      const read = await expectCall('getUser', { path: { id } }, 200);
-      expect(read.json).toMatchObject({ id: Number(id), name: body.name, role: body.role });
-
-      await expectCall('updateUser', { path: { id }, body: { title: 'Countess' } }, 200);
-      const updated = await expectCall('getUser', { path: { id } }, 200);
-      expect(updated.json).toMatchObject({ title: 'Countess', name: body.name, email: body.email });
-
-      const page = await expectCall('listUsers', { query: { limit: 500, offset: 0 } }, 200);
-      expect((page.json as Array<{ id: number }>).map((user) => user.id)).toContain(Number(id));
-      const pastTheEnd = await expectCall('listUsers', { query: { limit: 500, offset: 100_000 } }, 200);
-      expect(pastTheEnd.json).toEqual([]);
-
-      await expectCall('getUser', { path: { id } }, 404, otherTenant);
-      await expectCall('deleteUser', { path: { id } }, 404, otherTenant);
-
-      await expectCall('deleteUser', { path: { id } }, 204);
-      const deleted = await expectCall('getUser', { path: { id } }, 200);
-      expect(deleted.json).toMatchObject({ id: Number(id), deleted: true });
-      await expectCall('getUser', { path: { id: 987_654_321 } }, 404);
-    });
-  });
-
-  describe('groups and datasets', () => {
-    it('walks a group and its members', async () => {
-      const user = await expectCall(
-        'createUser',
-        {
-          body: {
-            ...namedObjectExample(validator, 'UserCreateRequestMinimal'),
-            email: `member.${database}@example.com`,
-          },
-        },
-        201,
-      );
-      const userId = idFromLocation(user);
-      const group = await expectCall(
-        'createGroup',
-        {
-          body: {
-            ...namedObjectExample(validator, 'GroupCreateRequest'),
-            name: `Contract group ${database}`,
-          },
-        },
-        201,
-      );
-      const id = idFromLocation(group);
-      await expectCall('getGroup', { path: { id } }, 200);
-      await expectCall('addGroupUser', { path: { id, userId } }, 204);
-      const members = await expectCall('listGroupUsers', { path: { id } }, 200);
-      expect(members.json).toContain(Number(userId));
-      await expectCall('removeGroupUser', { path: { id, userId } }, 204);
-      await expectCall('getGroup', { path: { id } }, 404, otherTenant);
-      await expectCall('deleteGroup', { path: { id } }, 204);
-      expect((await expectCall('getGroup', { path: { id } }, 200)).json).toMatchObject({ deleted: true });
-    });
-
-    it('stores dataset CSV data and returns it', async () => {
-      const created = await expectCall(
-        'createDataset',
-        { body: namedObjectExample(validator, 'DatasetCreateRequest') },
-        201,
-      );
-      const id = idFromLocation(created);
-      const csv = String(namedExample(validator, 'DatasetCsvImport'));
-      await expectCall('importDatasetData', { path: { id }, contentType: 'text/csv', body: csv }, 204);
-      const exported = await expectCall(
-        'exportDatasetData',
-        { path: { id }, query: { includeHeader: 'true' } },
-        200,
-      );
-      // The import has no header line; the export with includeHeader=true starts with the column names.
-      expect(exported.text.trim().split(/\r?\n/).slice(1)).toEqual(csv.trim().split(/\r?\n/));
-      await expectCall('getDataset', { path: { id } }, 404, otherTenant);
-      await expectCall('deleteDataset', { path: { id } }, 204);
-      expect((await expectCall('getDataset', { path: { id } }, 200)).json).toMatchObject({ deleted: true });
-    });
-  });
-
-  describe('chat: integrations, subscriptions, events delivered as the spec describes them, callbacks', () => {
-    it('delivers each subscribed event to a real HTTPS receiver and accepts the post-back', async () => {
-      const channel = await expectCall(
-        'createChannel',
-        { body: namedObjectExample(validator, 'ChatChannelCreateRequest') },
-        201,
-      );
-      const channelId = (channel.json as { id: string }).id;
-      const integration = await expectCall(
-        'createIntegration',
-        { body: { ...namedObjectExample(validator, 'IntegrationCreateRequest'), channelIds: [channelId] } },
-        200,
-      );
-      const integrationId = (integration.json as { id: string; name: string }).id;
-      const integrationName = (integration.json as { name: string }).name;
-
-      const subscribe = async (example: string, path: string) =>
-        expectCall(
-          'createSubscription',
-          {
-            path: { integrationId },
-            body: { ...namedObjectExample(validator, example), url: `${receiver.url}/${path}` },
-          },
-          200,
-        );
-      for (const eventType of [
-        'MESSAGE_POSTED',
-        'THREAD_CREATED',
-        'USERS_JOINED_CHANNEL',
-        'USERS_LEFT_CHANNEL',
-      ]) {
-        const url = `${receiver.url}/${database}/${eventType}`;
-        const subscription = await expectCall(
-          'createSubscription',
-          {
-            path: { integrationId },
-            body: { ...namedObjectExample(validator, 'SubscriptionCreateRequest'), eventType, url },
-          },
-          200,
-        );
-        expect(subscription.json).toMatchObject({ eventType, url });
-      }
-      const slash = await subscribe('SlashCommandSubscriptionCreateRequest', `${database}/SLASH_COMMAND`);
-      const slashCommand = (slash.json as { slashCommand: string }).slashCommand;
-      const listed = await expectCall('listSubscriptions', { path: { integrationId } }, 200);
-      expect((listed.json as { subscriptions: unknown[] }).subscriptions).toHaveLength(5);
-      expect((await expectCall('listIntegrations', {}, 200)).json).toMatchObject({
-        integrations: expect.arrayContaining([expect.objectContaining({ id: integrationId })]),
-      });
-      await expectCall('getIntegration', { path: { integrationId } }, 404, otherTenant);
-
-      const member = await expectCall(
-        'createUser',
-        {
-          body: {
-            ...namedObjectExample(validator, 'UserCreateRequestMinimal'),
-            email: `chat.${database}@example.com`,
-          },
-        },
-        201,
-      );
-      const memberId = Number(idFromLocation(member));
-
-      const text = `hello from the contract suite on ${database}`;
-      await expectCall('postMessage', { path: { channelId }, body: { text } }, 201);
-      await expectCall(
-        'createThread',
-        { path: { channelId }, body: namedObjectExample(validator, 'ChatThreadCreateRequest') },
-        201,
-      );
-      await expectCall('joinChannel', { path: { channelId }, body: { userIds: [memberId] } }, 200);
-      await expectCall('leaveChannel', { path: { channelId, userId: memberId } }, 204);
-      await expectCall(
-        'invokeSlashCommand',
-        { path: { channelId }, body: { commandLine: `${slashCommand} now` } },
-        202,
-      );
-
-      const byPath = (eventType: string) => (delivery: { path: string }) =>
-        delivery.path === `/${database}/${eventType}`;
-      const posted = await receiver.waitFor(byPath('MESSAGE_POSTED'));
-      for (const eventType of [
-        'THREAD_CREATED',
-        'USERS_JOINED_CHANNEL',
-        'USERS_LEFT_CHANNEL',
-        'SLASH_COMMAND',
-      ]) {
-        await receiver.waitFor(byPath(eventType));
-      }
-      const ours = receiver.received.filter((delivery) => delivery.path.startsWith(`/${database}/`));
-      for (const delivery of ours) {
-        expect(delivery.problems, delivery.body).toEqual([]);
-        expect(delivery.webhook?.path).toBe(delivery.path.split('/').pop());
-      }
-      expect(posted.json).toMatchObject({
-        event: { type: 'MESSAGE_POSTED' },
-        message: { text },
-        channel: { id: channelId },
-      });
-
-      // The post-back: the callback URL and token of the payload, within the hour.
-      const callback = (posted.json as { callback: { url: string; headers: Record<string, string> } })
-        .callback;
-      expect(callback.url).toBe(`${server.url}/v1/chat/bots/message/${encodeURIComponent(channelId)}`);
-      const bot = new ContractClient({
-        validator,
-        baseUrl: server.url,
-        credentials: { apiKeys: callback.headers },
-      });
-      await expectCall(
-        'postCallbackMessage',
-        { path: { channelId }, body: namedObjectExample(validator, 'CallbackMessageRequest') },
-        201,
-        bot,
-      );
-      const wrongBot = new ContractClient({
-        validator,
-        baseUrl: server.url,
-        credentials: { apiKeys: { 'x-chat-bot-token': 'f'.repeat(64) } },
-      });
-      await expectCall(
-        'postCallbackMessage',
-        { path: { channelId }, body: namedObjectExample(validator, 'CallbackMessageRequest') },
-        401,
-        wrongBot,
-      );
-      const messages = await expectCall('listMessages', { path: { channelId } }, 200);
-      expect(JSON.stringify(messages.json)).toContain(integrationName);
-
-      await expectCall('getChannel', { path: { channelId } }, 200);
-      await expectCall('listChannels', {}, 200);
-      await expectCall(
-        'deleteSubscription',
-        { path: { integrationId, subscriptionId: (slash.json as { id: string }).id } },
-        204,
-      );
-      await expectCall('deleteIntegration', { path: { integrationId } }, 204);
-      await expectCall('getIntegration', { path: { integrationId } }, 404);
-    }, 60_000);
-  });
-
-  it('called every operation of the spec at least once', () => {
-    expect(client.uncalled()).toEqual([]);
   });
 });

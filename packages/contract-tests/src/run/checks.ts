@@ -1,0 +1,49 @@
+// The named checks of a contract run (named after Schemathesis' where it has one). Each is documented
+// here once; the CLI's --checks selects among them and the reports name them.
+
+export const CHECKS = {
+  not_a_server_error: 'No 5xx for any request, valid or not.',
+  status_code_conformance: 'The status (or its 4XX range, or default) is documented for the operation.',
+  content_type_conformance: 'The Content-Type is documented; no body where none is documented.',
+  response_headers_conformance: 'Required response headers are present and match their schemas.',
+  response_schema_conformance: 'The body matches the documented schema.',
+  negative_data_rejection: 'A request that violates the schema is refused with a 4xx.',
+  positive_data_acceptance: 'A schema-valid request is not refused as malformed (400, 415 or 422).',
+  ignored_auth: 'An operation that requires credentials answers 401 without them and with a wrong token.',
+  ensure_resource_availability: 'A created resource can be read back through the links of its creation.',
+  use_after_free: 'After a successful delete, reads answer 404/410 or the documented deleted form.',
+  tenant_isolation: "Another tenant's client cannot read, change or delete a resource (403 or 404).",
+  auth_scheme_case: 'The HTTP auth scheme is accepted in any letter case (bearer, BEARER; RFC 9110 §11.1).',
+  empty_json_body:
+    'An empty body sent with Content-Type: application/json to an operation without a body is ignored.',
+  unsupported_media_type: 'A body of an undocumented media type is refused with 415.',
+  unsupported_method: 'An undocumented method answers 405 with an Allow header naming the documented ones.',
+  head_matches_get: 'HEAD answers with the status and headers of GET, and no body.',
+  trailing_slash: 'A trailing slash is served as the path without it, redirected, or refused with a 4xx.',
+  repeated_query_parameters: 'A repeated single-valued query parameter is used or refused with a 4xx.',
+  oversized_body: 'A body larger than the server accepts is refused with 413.',
+  site_scenario:
+    'A scenario of the site suite holds: a walk through WordPress content (create, revise, trash, delete) or the drift check against the route index.',
+  request_headers_conformance: 'A webhook delivery carries the documented headers.',
+  request_body_conformance: 'A webhook delivery matches exactly one documented webhook and its schema.',
+} as const;
+
+export type CheckName = keyof typeof CHECKS;
+
+export const CHECK_NAMES = Object.keys(CHECKS) as CheckName[];
+
+/** The checks every response of a documented operation is held to. */
+export const RESPONSE_CHECKS: readonly CheckName[] = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_headers_conformance',
+  'response_schema_conformance',
+];
+
+export const PHASES = ['examples', 'coverage', 'fuzz', 'stateful', 'transport', 'webhooks'] as const;
+export type PhaseName = (typeof PHASES)[number];
+
+export function isCheckName(name: string): name is CheckName {
+  return name in CHECKS;
+}

@@ -1,0 +1,70 @@
+// The examples phase: every operation called once with the request the spec's own examples describe.
+// Requests that create things get this run's id in their free-text fields and e-mail addresses, so a
+// second run against the same server takes the same paths instead of colliding with the first.
+import { isObject, type JsonObject, type Located, type SpecValidator } from '@platform-api/validator';
+import type { CallOptions } from '../../client.js';
+import { baseRequest } from '../requests.js';
+import type { Session } from '../session.js';
+import { requestBodySchema } from '../values.js';
+import { judge } from './judge.js';
+
+const SAFE_METHODS = new Set(['get', 'head', 'options']);
+
+export async function examplesPhase(session: Session): Promise<void> {
+  for (const operation of session.operations) {
+    let request = baseRequest(session.validator, operation, session.seed, session.text);
+    if (!SAFE_METHODS.has(operation.method)) request = uniqueRequest(session, operation, request);
+    const result = await session.call(operation, request);
+    judge(session, result, { valid: true });
+  }
+}
+
+function uniqueRequest(
+  session: Session,
+  operation: Parameters<typeof requestBodySchema>[1],
+  request: CallOptions,
+) {
+  const body = requestBodySchema(session.validator, operation);
+  if (!body || !isObject(request.body)) return request;
+  return { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.runId) };
+}
+
+/** Makes the free-text strings and e-mail addresses of a value unique to the run, where the schema allows. */
+export function uniqueValue(
+  validator: SpecValidator,
+  schema: Located<unknown>,
+  value: unknown,
+  runId: string,
+): unknown {
+  const resolved = validator.resolve(schema as Located);
+  const node = resolved.node;
+  if (typeof value === 'string') {
+    if (node.enum || node.const !== undefined || node.pattern) return value;
+    if (node.format === 'email') return value.replace('@', `+${runId}@`);
+    if (node.format !== undefined) return value;
+    const unique = `${value} ${runId}`;
+    return typeof node.maxLength === 'number' && unique.length > node.maxLength ? value : unique;
+  }
+  if (!isObject(value)) return value;
+  const copy: JsonObject = { ...value };
+  const properties = isObject(node.properties) ? node.properties : {};
+  for (const [name, item] of Object.entries(copy)) {
+    if (name in properties)
+      copy[name] = uniqueValue(
+        validator,
+        { node: properties[name], pointer: `${resolved.pointer}/properties/${name}` },
+        item,
+        runId,
+      );
+  }
+  for (const [index, branch] of ((node.allOf as unknown[]) ?? []).entries()) {
+    const merged = uniqueValue(
+      validator,
+      { node: branch, pointer: `${resolved.pointer}/allOf/${index}` },
+      copy,
+      runId,
+    );
+    if (isObject(merged)) Object.assign(copy, merged);
+  }
+  return copy;
+}

@@ -1,0 +1,56 @@
+// How one answer to a generated or example request is judged: the response checks, then whether a valid
+// request was accepted (positive_data_acceptance) or an invalid one refused (negative_data_rejection).
+
+import type { Operation } from '@platform-api/validator';
+import type { CallResult } from '../../client.js';
+import type { Session } from '../session.js';
+import { GenerationError } from '../values.js';
+
+/** The statuses that say "your request is malformed": a schema-valid request must not get them. */
+const MALFORMED = new Set([400, 415, 422]);
+
+export type Expectation = { valid: true } | { valid: false; violates: string } | { valid: 'unknown' };
+
+/** Records the checks for one answer; returns whether everything held. */
+export function judge(session: Session, result: CallResult, expectation: Expectation): boolean {
+  let held = session.checkResponse(result);
+  const exchange = { request: result.request, answer: result };
+  if (expectation.valid === true) {
+    if (MALFORMED.has(result.status)) {
+      session.fail(
+        'positive_data_acceptance',
+        result.operation,
+        `a schema-valid request was refused with ${result.status}`,
+        exchange,
+      );
+      held = false;
+    } else session.pass('positive_data_acceptance', result.operation);
+  } else if (expectation.valid === false) {
+    if (result.status >= 400 && result.status < 500)
+      session.pass('negative_data_rejection', result.operation);
+    else {
+      session.fail(
+        'negative_data_rejection',
+        result.operation,
+        `a request that breaks the schema (${expectation.violates}) was answered ${result.status}`,
+        exchange,
+      );
+      held = false;
+    }
+  }
+  return held;
+}
+
+/** Runs one operation's share of a phase; a schema the generator cannot satisfy skips it, with the reason. */
+export async function skipUngenerable(
+  session: Session,
+  operation: Operation,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof GenerationError)) throw error;
+    session.skip('positive_data_acceptance', operation.operationId, error.message);
+  }
+}

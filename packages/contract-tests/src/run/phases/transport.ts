@@ -1,0 +1,274 @@
+// The transport phase: what generic HTTP clients do that a spec does not spell out. Each check is named
+// in checks.ts; each probe starts from the operation's valid base request (the spec's examples).
+import type { Operation } from '@platform-api/validator';
+import type { Answer, SentRequest } from '../../client.js';
+import type { CheckName } from '../checks.js';
+import { baseRequest } from '../requests.js';
+import type { Session } from '../session.js';
+
+export interface TransportOptions {
+  /** Size of the body the oversized_body check sends (default 4 MiB). */
+  oversizedBodyBytes?: number;
+}
+
+const PROBED_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];
+
+export async function transportPhase(session: Session, options: TransportOptions = {}): Promise<void> {
+  for (const operation of session.operations) {
+    const base = baseRequest(session.validator, operation, session.seed, session.text);
+    const request = await session.client.prepare(operation, base);
+    await ignoredAuth(session, operation, request);
+    if (operation.method === 'get') {
+      await authSchemeCase(session, operation, request);
+      await headMatchesGet(session, operation, request);
+      await trailingSlash(session, operation, request);
+      await repeatedQuery(session, operation, request);
+    }
+    if (!operation.requestBody && ['get', 'delete'].includes(operation.method)) {
+      await emptyJsonBody(session, operation, request);
+    }
+    // Without credentials for the operation, its 401 comes first: what the body would get is unknowable.
+    const anonymous = await session.client.prepare(operation, { ...base, authenticate: false });
+    const unauthenticated =
+      requiresCredentials(operation) &&
+      Object.keys(anonymous.headers).length === Object.keys(request.headers).length;
+    if (operation.requestBody && unauthenticated) {
+      session.skip('unsupported_media_type', operation.operationId, 'no credentials for this operation');
+      session.skip('oversized_body', operation.operationId, 'no credentials for this operation');
+    } else if (operation.requestBody) {
+      await unsupportedMediaType(session, operation, request);
+      await oversizedBody(session, operation, request, options.oversizedBodyBytes ?? 4 * 1024 * 1024);
+    }
+  }
+  await unsupportedMethods(session);
+}
+
+function verdict(
+  session: Session,
+  check: CheckName,
+  operation: Operation,
+  request: SentRequest,
+  answer: Answer,
+  problem: string | undefined,
+): void {
+  if (!session.enabled(check)) return;
+  if (problem) session.fail(check, operation, problem, { request, answer });
+  else session.pass(check, operation);
+}
+
+const requiresCredentials = (operation: Operation) =>
+  operation.security.length > 0 &&
+  operation.security.every((requirement) => Object.keys(requirement).length > 0);
+
+async function ignoredAuth(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+  if (!session.enabled('ignored_auth') || !requiresCredentials(operation)) return;
+  const anonymous = await session.call(operation, {
+    ...baseRequest(session.validator, operation, session.seed, session.text),
+    authenticate: false,
+  });
+  session.checkResponse(anonymous);
+  verdict(
+    session,
+    'ignored_auth',
+    operation,
+    anonymous.request,
+    anonymous,
+    anonymous.status === 401 ? undefined : `answered ${anonymous.status} without credentials`,
+  );
+  const authorization = request.headers.authorization;
+  if (!authorization) return;
+  const [scheme] = authorization.split(' ');
+  const wrong =
+    scheme?.toLowerCase() === 'basic'
+      ? `${scheme} ${Buffer.from('not-a-client:not-its-secret').toString('base64')}`
+      : `${scheme} not-a-valid-token-${session.runId}`;
+  const forged = { ...request, headers: { ...request.headers, authorization: wrong } };
+  const answer = await session.send(operation, forged);
+  verdict(
+    session,
+    'ignored_auth',
+    operation,
+    forged,
+    answer,
+    answer.status === 401 ? undefined : `answered ${answer.status} with a made-up ${scheme} credential`,
+  );
+}
+
+async function authSchemeCase(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+  const authorization = request.headers.authorization;
+  if (!session.enabled('auth_scheme_case') || !authorization) return;
+  const reference = await session.send(operation, request);
+  const [scheme, ...rest] = authorization.split(' ');
+  for (const variant of [scheme!.toLowerCase(), scheme!.toUpperCase()]) {
+    if (variant === scheme) continue;
+    const probe = {
+      ...request,
+      headers: { ...request.headers, authorization: [variant, ...rest].join(' ') },
+    };
+    const answer = await session.send(operation, probe);
+    verdict(
+      session,
+      'auth_scheme_case',
+      operation,
+      probe,
+      answer,
+      answer.status === 401 && reference.status !== 401
+        ? `the scheme "${variant}" was refused (401) where "${scheme}" was accepted (${reference.status})`
+        : undefined,
+    );
+  }
+}
+
+async function headMatchesGet(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+  if (!session.enabled('head_matches_get')) return;
+  const get = await session.send(operation, request);
+  const probe = { ...request, method: 'HEAD' };
+  const head = await session.send(operation, probe);
+  const type = (answer: Answer) => answer.headers.get('content-type')?.split(';')[0]?.trim();
+  let problem: string | undefined;
+  if (head.status !== get.status) problem = `HEAD answered ${head.status}, GET ${get.status}`;
+  else if (head.text.length > 0) problem = `HEAD answered with a body of ${head.text.length} characters`;
+  else if (get.status < 300 && type(head) !== type(get))
+    problem = `HEAD's Content-Type ${type(head)} differs from GET's ${type(get)}`;
+  verdict(session, 'head_matches_get', operation, probe, head, problem);
+}
+
+async function trailingSlash(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+  if (!session.enabled('trailing_slash') || operation.path.endsWith('/')) return;
+  const url = new URL(request.url);
+  url.pathname = `${url.pathname}/`;
+  const probe = { ...request, url: url.toString() };
+  const answer = await session.send(operation, probe);
+  let problem: string | undefined;
+  if (answer.status >= 500) problem = `answered ${answer.status}`;
+  else if (answer.status < 300) {
+    const problems = session.validator.validateResponse(operation, {
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.text,
+    });
+    if (problems.length > 0) problem = `served, but not as documented: ${problems[0]!.message}`;
+  }
+  verdict(session, 'trailing_slash', operation, probe, answer, problem);
+}
+
+async function repeatedQuery(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+  if (!session.enabled('repeated_query_parameters')) return;
+  const url = new URL(request.url);
+  const single = operation.parameters.find((parameter) => {
+    if (parameter.node.in !== 'query' || !url.searchParams.has(parameter.node.name)) return false;
+    const schema = session.validator.resolve({ node: parameter.node.schema ?? {}, pointer: '' }).node;
+    return schema.type !== 'array';
+  });
+  if (!single) return;
+  const name = single.node.name;
+  url.searchParams.append(name, url.searchParams.get(name)!);
+  const probe = { ...request, url: url.toString() };
+  const answer = await session.send(operation, probe);
+  verdict(
+    session,
+    'repeated_query_parameters',
+    operation,
+    probe,
+    answer,
+    answer.status >= 500 || (answer.status >= 300 && answer.status < 400)
+      ? `?${name} twice was answered ${answer.status}`
+      : undefined,
+  );
+}
+
+async function emptyJsonBody(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+  if (!session.enabled('empty_json_body')) return;
+  // With the header first: if that call does what the operation does (a delete), the plain one after it
+  // answers what a repeat answers (404), which is still not "malformed".
+  const probe = { ...request, headers: { ...request.headers, 'content-type': 'application/json' }, body: '' };
+  const withHeader = await session.send(operation, probe);
+  const plain = await session.send(operation, request);
+  const malformed = (status: number) => status === 400 || status === 415;
+  verdict(
+    session,
+    'empty_json_body',
+    operation,
+    probe,
+    withHeader,
+    malformed(withHeader.status) && !malformed(plain.status)
+      ? `an empty body with Content-Type: application/json was refused (${withHeader.status}); without the header the answer is ${plain.status}`
+      : undefined,
+  );
+}
+
+async function unsupportedMediaType(
+  session: Session,
+  operation: Operation,
+  request: SentRequest,
+): Promise<void> {
+  if (!session.enabled('unsupported_media_type') || !('415' in operation.responses)) return;
+  if (Object.keys(operation.requestBody?.content ?? {}).some((type) => type.includes('xml'))) return;
+  const probe = {
+    ...request,
+    headers: { ...request.headers, 'content-type': 'application/xml' },
+    body: '<request/>',
+  };
+  const answer = await session.send(operation, probe);
+  verdict(
+    session,
+    'unsupported_media_type',
+    operation,
+    probe,
+    answer,
+    answer.status === 415 ? undefined : `an application/xml body was answered ${answer.status}`,
+  );
+}
+
+async function oversizedBody(
+  session: Session,
+  operation: Operation,
+  request: SentRequest,
+  bytes: number,
+): Promise<void> {
+  if (!session.enabled('oversized_body') || !('413' in operation.responses)) return;
+  const jsonType = Object.keys(operation.requestBody?.content ?? {}).find((type) => type.includes('json'));
+  if (!jsonType) return;
+  const body = `{"padding":"${'x'.repeat(Math.max(0, bytes - 15))}"}`;
+  const probe = { ...request, headers: { ...request.headers, 'content-type': jsonType }, body };
+  const answer = await session.send(operation, probe);
+  verdict(
+    session,
+    'oversized_body',
+    operation,
+    probe,
+    answer,
+    answer.status === 413 ? undefined : `a body of ${bytes} bytes was answered ${answer.status}`,
+  );
+}
+
+async function unsupportedMethods(session: Session): Promise<void> {
+  if (!session.enabled('unsupported_method')) return;
+  const byPath = new Map<string, Operation[]>();
+  for (const operation of session.operations) {
+    byPath.set(operation.path, [...(byPath.get(operation.path) ?? []), operation]);
+  }
+  // Documented methods come from the whole spec, not only the operations in scope.
+  const documented = (path: string) =>
+    session.validator.operations
+      .filter((operation) => operation.kind === 'path' && operation.path === path)
+      .map((operation) => operation.method.toUpperCase());
+  for (const [path, operations] of byPath) {
+    const first = operations[0]!;
+    const request = await session.client.prepare(
+      first,
+      baseRequest(session.validator, first, session.seed, session.text),
+    );
+    const methods = documented(path);
+    for (const method of PROBED_METHODS.filter((candidate) => !methods.includes(candidate))) {
+      const probe = { ...request, method, body: undefined };
+      const answer = await session.send(first, probe);
+      const allow = (answer.headers.get('allow') ?? '').split(',').map((item) => item.trim().toUpperCase());
+      let problem: string | undefined;
+      if (answer.status !== 405) problem = `${method} ${path} (undocumented) was answered ${answer.status}`;
+      else if (!methods.every((documentedMethod) => allow.includes(documentedMethod)))
+        problem = `405 with Allow "${answer.headers.get('allow') ?? ''}", not naming ${methods.join(', ')}`;
+      verdict(session, 'unsupported_method', first, probe, answer, problem);
+    }
+  }
+}

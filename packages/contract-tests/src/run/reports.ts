@@ -1,0 +1,222 @@
+// The three views of a run report: the console summary, JUnit XML (for CI), and one self-contained HTML
+// file (the status matrix and every failure with its curl line).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CHECKS } from './checks.js';
+import { type Failure, failuresOf, type RunReport, type StatusRow } from './session.js';
+
+export function counts(report: RunReport) {
+  const outcome = (name: string) => report.results.filter((result) => result.outcome === name).length;
+  return {
+    passed: outcome('passed'),
+    failed: outcome('failed'),
+    skipped: outcome('skipped'),
+    failures: failuresOf(report).length,
+  };
+}
+
+/** Whether the run passed: no fatal error and no failed check. */
+export function succeeded(report: RunReport): boolean {
+  return !report.fatal && counts(report).failed === 0;
+}
+
+function formatFailure(failure: Failure, index: number, seed: number): string {
+  return [
+    `${index + 1}) ${failure.check} — ${failure.operationId} (${failure.phase} phase, seed ${seed})`,
+    `   ${failure.message}`,
+    `   ${failure.curl}`,
+    `   → ${failure.status ?? 'no answer'} ${failure.excerpt.replace(/\s+/g, ' ').slice(0, 300)}`,
+  ].join('\n');
+}
+
+/** The console summary: the fatal cause first, then the failures, then the totals. */
+export function formatSummary(report: RunReport): string {
+  const lines: string[] = [];
+  const total = counts(report);
+  lines.push(`contract-tests ${report.api} against ${report.target} — seed ${report.seed}`);
+  if (report.fatal) lines.push('', `RUN STOPPED: ${report.fatal}`);
+  const failures = failuresOf(report);
+  if (failures.length > 0) {
+    lines.push('', `FAILURES (${failures.length})`);
+    failures.forEach((failure, index) => {
+      lines.push(formatFailure(failure, index, report.seed));
+    });
+  }
+  lines.push(
+    '',
+    `phases: ${report.phases.map((phase) => `${phase.name} ${phase.requests} requests (${(phase.durationMs / 1000).toFixed(1)} s)`).join(', ')}`,
+  );
+  const skipped = report.results.filter((result) => result.outcome === 'skipped');
+  for (const reason of new Set(skipped.map((result) => `${result.check}: ${result.reason}`))) {
+    lines.push(`skipped ${reason}`);
+  }
+  lines.push(
+    `${report.requests} requests; checks × operations: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped` +
+      ` — ${succeeded(report) ? 'PASSED' : 'FAILED'} (reproduce with --seed ${report.seed})`,
+  );
+  return lines.join('\n');
+}
+
+/** The status matrix as text: one line per operation, each documented status with how often it was seen. */
+export function formatMatrix(report: RunReport): string {
+  return report.matrix
+    .map((row) => {
+      const cells = row.documented.map((status) => `${status}:${seenFor(row, status)}`);
+      const undocumented = Object.keys(row.seen).filter((status) => !covers(row.documented, status));
+      const extra = undocumented.map((status) => `${status}!:${row.seen[status]}`);
+      return `${row.operationId.padEnd(28)} ${[...cells, ...extra].join(' ')}`;
+    })
+    .join('\n');
+}
+
+/** How many answers fell under a documented status key (`404`, `4XX`, `default`). */
+function seenFor(row: StatusRow, documented: string): number {
+  return Object.entries(row.seen)
+    .filter(([status]) => matchKey(row.documented, status) === documented)
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
+function matchKey(documented: string[], status: string): string | undefined {
+  if (documented.includes(status)) return status;
+  const range = `${status[0]}XX`;
+  if (documented.includes(range)) return range;
+  return documented.includes('default') ? 'default' : undefined;
+}
+
+function covers(documented: string[], status: string): boolean {
+  return matchKey(documented, status) !== undefined;
+}
+
+const xml = (text: string) =>
+  text
+    .replace(
+      /[<>&"']/g,
+      (char) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' }[char]};`,
+    )
+    // XML 1.0 has no place for most control characters.
+    .split('')
+    .map((char) =>
+      char.charCodeAt(0) < 0x20 && !'\t\n\r'.includes(char)
+        ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
+        : char,
+    )
+    .join('');
+
+export function toJUnit(report: RunReport): string {
+  const total = counts(report);
+  const seconds = (report.durationMs / 1000).toFixed(3);
+  const suites = report.phases.map((phase) => {
+    const results = report.results.filter((result) => result.phase === phase.name);
+    const cases = results.map((result) => {
+      const name = xml(`${result.check} ${result.operationId}`);
+      const head = `    <testcase classname="${xml(`${report.api}.${phase.name}.${result.check}`)}" name="${name}">`;
+      if (result.outcome === 'skipped')
+        return `${head}<skipped message="${xml(result.reason ?? '')}"/></testcase>`;
+      if (result.outcome === 'passed') return `${head}</testcase>`;
+      const body = result.failures
+        .map((failure, index) => formatFailure(failure, index, report.seed))
+        .join('\n');
+      return `${head}\n      <failure message="${xml(result.failures[0]?.message ?? 'failed')}" type="${result.check}">${xml(body)}</failure>\n    </testcase>`;
+    });
+    const failed = results.filter((result) => result.outcome === 'failed').length;
+    const skipped = results.filter((result) => result.outcome === 'skipped').length;
+    return [
+      `  <testsuite name="${xml(`${report.api} ${phase.name}`)}" tests="${results.length}" failures="${failed}" skipped="${skipped}" time="${(phase.durationMs / 1000).toFixed(3)}">`,
+      ...cases,
+      '  </testsuite>',
+    ].join('\n');
+  });
+  if (report.fatal) {
+    suites.unshift(
+      `  <testsuite name="${xml(`${report.api} run`)}" tests="1" failures="1" skipped="0">\n    <testcase classname="${xml(report.api)}" name="the run"><failure message="${xml(report.fatal)}" type="fatal">${xml(report.fatal)}</failure></testcase>\n  </testsuite>`,
+    );
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(`contract-tests ${report.api} against ${report.target} (seed ${report.seed})`)}" tests="${total.passed + total.failed + total.skipped}" failures="${total.failed + (report.fatal ? 1 : 0)}" skipped="${total.skipped}" time="${seconds}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+const html = (text: string) =>
+  text.replace(/[<>&"]/g, (char) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot' }[char]};`);
+
+export function toHtml(report: RunReport): string {
+  const total = counts(report);
+  const failures = failuresOf(report);
+  const allStatuses = [
+    ...new Set(
+      report.matrix.flatMap((row) => [
+        ...row.documented,
+        ...Object.keys(row.seen).filter((s) => !covers(row.documented, s)),
+      ]),
+    ),
+  ].sort();
+  const matrixRows = report.matrix.map((row) => {
+    const cells = allStatuses.map((status) => {
+      if (row.documented.includes(status)) {
+        const seen = seenFor(row, status);
+        return `<td class="${seen > 0 ? 'seen' : 'unseen'}">${seen > 0 ? seen : '·'}</td>`;
+      }
+      const undocumented = covers(row.documented, status) ? 0 : (row.seen[status] ?? 0);
+      return undocumented > 0
+        ? `<td class="undocumented" title="undocumented">${undocumented}!</td>`
+        : '<td></td>';
+    });
+    return `<tr><th>${html(row.operationId)}</th><td class="path">${html(`${row.method} ${row.path}`)}</td>${cells.join('')}</tr>`;
+  });
+  const failureItems = failures.map(
+    (
+      failure,
+    ) => `<li><h3>${html(failure.check)} — ${html(failure.operationId)} <small>${html(failure.phase)} phase</small></h3>
+<p>${html(failure.message)}</p><p class="check">${html(CHECKS[failure.check])}</p>
+<pre>${html(failure.curl)}</pre><pre class="answer">${html(`${failure.status ?? 'no answer'} ${failure.excerpt}`)}</pre></li>`,
+  );
+  const checkRows = Object.entries(CHECKS).map(([name, description]) => {
+    const results = report.results.filter((result) => result.check === name);
+    const state = results.some((r) => r.outcome === 'failed')
+      ? 'failed'
+      : results.some((r) => r.outcome === 'passed')
+        ? 'passed'
+        : results.length
+          ? 'skipped'
+          : 'not run';
+    return `<tr class="${state.replace(' ', '-')}"><th>${name}</th><td>${state}</td><td>${results.reduce((sum, r) => sum + r.runs, 0)}</td><td>${html(description)}</td></tr>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>contract-tests ${html(report.api)} — ${succeeded(report) ? 'passed' : 'failed'}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24}h1{font-size:1.4rem}table{border-collapse:collapse;margin:1rem 0}
+th,td{border:1px solid #d0d7de;padding:.2rem .45rem;text-align:left;vertical-align:top}td.seen{background:#dafbe1}td.unseen{color:#8c959f}
+td.undocumented{background:#ffebe9;font-weight:bold}td.path{font-family:ui-monospace,monospace;white-space:nowrap}
+tr.failed th{color:#cf222e}pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+.fatal{background:#ffebe9;padding:.8rem;border:1px solid #cf222e}.ok{color:#1a7f37}.ko{color:#cf222e}small{color:#57606a;font-weight:normal}
+</style></head><body>
+<h1>contract-tests ${html(report.api)} against ${html(report.target)}: <span class="${succeeded(report) ? 'ok">passed' : 'ko">failed'}</span></h1>
+<p>Seed <code>${report.seed}</code> (reproduce with <code>--seed ${report.seed}</code>) · started ${html(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${report.requests} requests · ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped</p>
+${report.fatal ? `<p class="fatal">Run stopped: ${html(report.fatal)}</p>` : ''}
+<p>Phases: ${report.phases.map((phase) => `${html(phase.name)} (${phase.requests} requests)`).join(', ')}</p>
+<h2>Failures (${failures.length})</h2>
+${failures.length ? `<ol>${failureItems.join('\n')}</ol>` : '<p>None.</p>'}
+<h2>Status matrix</h2>
+<p>Per operation, how many answers had each documented status (· = documented, never produced; ! = undocumented).</p>
+<table><tr><th>operation</th><th></th>${allStatuses.map((status) => `<th>${html(status)}</th>`).join('')}</tr>
+${matrixRows.join('\n')}</table>
+<h2>Checks</h2>
+<table><tr><th>check</th><th>state</th><th>runs</th><th>asserts</th></tr>${checkRows.join('\n')}</table>
+</body></html>
+`;
+}
+
+export function writeReports(report: RunReport, files: { junit?: string; html?: string }): void {
+  for (const [file, content] of [
+    [files.junit, () => toJUnit(report)],
+    [files.html, () => toHtml(report)],
+  ] as const) {
+    if (!file) continue;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content());
+  }
+}

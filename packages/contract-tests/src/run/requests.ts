@@ -1,0 +1,236 @@
+// Requests generated from an operation's parameter and body schemas: schema-valid ones (positive) and
+// ones that break exactly one constraint of one parameter or of the body (negative). The values come
+// from src/generation; this file only assembles them into calls.
+import type { Located, Operation, SpecValidator } from '@platform-api/validator';
+import fc from 'fast-check';
+import type { CallOptions, QueryValue } from '../client.js';
+import { exampleRequest } from '../examples.js';
+import { type InvalidValue, invalidValues, requestBodySchema, validValues } from './values.js';
+
+/** How strings are generated: whether U+0000 may appear (default yes). */
+export interface TextOptions {
+  allowNul?: boolean;
+}
+
+export interface GeneratedRequest {
+  options: CallOptions;
+  /** For a negative request: what it breaks ("query limit: maximum (500)"). */
+  violates?: string;
+}
+
+type ParameterLocation = 'path' | 'query' | 'header';
+
+/** Parameters a request can carry (cookies are never sent; authorization comes from the credentials). */
+function sendableParameters(operation: Operation) {
+  return operation.parameters.filter(
+    (parameter) =>
+      parameter.node.in !== 'cookie' &&
+      !(parameter.node.in === 'header' && parameter.node.name.toLowerCase() === 'authorization'),
+  );
+}
+
+function schemaOf(validator: SpecValidator, parameter: Located): Located<unknown> | undefined {
+  const schema = parameter.node.schema;
+  if (schema === undefined) return undefined;
+  return { node: schema, pointer: `${parameter.pointer}/schema` };
+}
+
+/** A parameter value as it travels: arrays stay arrays (the client serialises them), the rest as text. */
+function wireValue(value: unknown): string | QueryValue {
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'number' ? item : wireText(item)));
+  return wireText(value);
+}
+
+function wireText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function place(options: CallOptions, location: ParameterLocation, name: string, value: unknown): void {
+  if (location === 'path') options.path![name] = wireText(value);
+  else if (location === 'query') options.query![name] = wireValue(value) as QueryValue;
+  else options.headers![name] = wireText(value);
+}
+
+function encodeBody(mediaType: string, value: unknown): unknown {
+  if (mediaType !== 'application/x-www-form-urlencoded') return value;
+  const form = new URLSearchParams();
+  if (value && typeof value === 'object') {
+    for (const [name, item] of Object.entries(value)) form.append(name, wireText(item));
+  }
+  return form.toString();
+}
+
+interface Part {
+  location: ParameterLocation | 'body';
+  name: string;
+  required: boolean;
+  schema: Located<unknown>;
+  mediaType?: string;
+}
+
+function partsOf(validator: SpecValidator, operation: Operation): Part[] {
+  const parts: Part[] = [];
+  for (const parameter of sendableParameters(operation)) {
+    const schema = schemaOf(validator, parameter);
+    if (!schema) continue;
+    const location = parameter.node.in as ParameterLocation;
+    parts.push({
+      location,
+      name: parameter.node.name,
+      required: location === 'path' || parameter.node.required === true,
+      schema,
+    });
+  }
+  const body = requestBodySchema(validator, operation);
+  if (body) {
+    parts.push({
+      location: 'body',
+      name: 'body',
+      required: operation.requestBody?.required ?? false,
+      schema: body.schema,
+      mediaType: body.mediaType,
+    });
+  }
+  return parts;
+}
+
+function assemble(parts: Part[], values: unknown[]): CallOptions {
+  const options: CallOptions = { path: {}, query: {}, headers: {} };
+  parts.forEach((part, index) => {
+    const value = values[index];
+    if (value === undefined) return;
+    if (part.location === 'body') {
+      options.contentType = part.mediaType;
+      options.body = encodeBody(part.mediaType!, value);
+    } else place(options, part.location, part.name, value);
+  });
+  return options;
+}
+
+function validPart(validator: SpecValidator, part: Part, text: TextOptions): fc.Arbitrary<unknown> {
+  const values = validValues(validator, part.schema, { location: generationLocation(part), ...text });
+  return part.required ? values : fc.option(values, { nil: undefined });
+}
+
+/** Schema-valid requests: every required part, optional ones sometimes. */
+export function positiveRequests(
+  validator: SpecValidator,
+  operation: Operation,
+  text: TextOptions = {},
+): fc.Arbitrary<GeneratedRequest> {
+  const parts = partsOf(validator, operation);
+  return fc
+    .tuple(...parts.map((part) => validPart(validator, part, text)))
+    .map((values) => ({ options: assemble(parts, values) }));
+}
+
+/**
+ * Requests that break exactly one thing: one part gets a value its schema refuses, or a required part is
+ * left out; every other part stays valid. Undefined when nothing about the operation can be broken.
+ */
+export function negativeRequests(
+  validator: SpecValidator,
+  operation: Operation,
+  text: TextOptions = {},
+): fc.Arbitrary<GeneratedRequest> | undefined {
+  const parts = partsOf(validator, operation);
+  const variants: fc.Arbitrary<GeneratedRequest>[] = [];
+  parts.forEach((broken, brokenIndex) => {
+    const others = parts.map((part, index) =>
+      index === brokenIndex ? fc.constant(undefined) : validPart(validator, part, text),
+    );
+    const invalid = invalidValues(validator, broken.schema, {
+      location: generationLocation(broken),
+      ...text,
+    });
+    if (invalid && sendableInvalid(broken)) {
+      variants.push(
+        fc
+          .tuple(
+            invalid.filter(({ value }) => sendableInvalid(broken, value)),
+            ...others,
+          )
+          .map(([bad, ...values]) => {
+            const { value, violates } = bad as InvalidValue;
+            values[brokenIndex] = value;
+            return { options: assemble(parts, values), violates: `${label(broken)}: ${violates}` };
+          }),
+      );
+    }
+    // A missing path parameter changes the path itself, which is another operation's business.
+    if (broken.required && broken.location !== 'path') {
+      variants.push(
+        fc.tuple(...others).map((values) => ({
+          options: assemble(parts, values),
+          violates: `${label(broken)}: required, left out`,
+        })),
+      );
+    }
+  });
+  return variants.length > 0 ? fc.oneof(...variants) : undefined;
+}
+
+/**
+ * Whether an invalid value can travel as itself. Only JSON bodies carry types: a form body is fields of
+ * text and a CSV body is text, so their "wrong type" values cannot be sent. A JSON `null` where the body
+ * is optional reads as "no body" to many servers: left out.
+ */
+export function sendableInvalid(part: Part, value?: unknown): boolean {
+  if (part.location !== 'body') return true;
+  if (part.mediaType === 'application/x-www-form-urlencoded')
+    return value === undefined || (typeof value === 'object' && value !== null);
+  if (!part.mediaType?.includes('json')) return false;
+  return part.required || value !== null;
+}
+
+/** Form fields travel as text, like query parameters, and are judged as such (coerced). */
+export function generationLocation(part: Part): Part['location'] {
+  return part.mediaType === 'application/x-www-form-urlencoded' ? 'query' : part.location;
+}
+
+function label(part: Part): string {
+  return part.location === 'body' ? 'body' : `${part.location} ${part.name}`;
+}
+
+/** The parts of an operation's request, for the coverage phase. */
+export function requestParts(validator: SpecValidator, operation: Operation): Part[] {
+  return partsOf(validator, operation);
+}
+
+export type { Part as RequestPart };
+
+/** A valid starting request: the spec's examples where they exist, otherwise one generated request. */
+export function baseRequest(
+  validator: SpecValidator,
+  operation: Operation,
+  seed: number,
+  text: TextOptions = {},
+): CallOptions {
+  try {
+    return exampleRequest(validator, operation);
+  } catch {
+    const [generated] = fc.sample(positiveRequests(validator, operation, text), { numRuns: 1, seed });
+    return generated!.options;
+  }
+}
+
+/** Puts one value into a copy of a request, where the part lives. */
+export function withPart(request: CallOptions, part: Part, value: unknown): CallOptions {
+  const copy: CallOptions = {
+    ...request,
+    path: { ...request.path },
+    query: { ...request.query },
+    headers: { ...request.headers },
+  };
+  if (part.location === 'body') {
+    copy.contentType = part.mediaType;
+    copy.body = encodeBody(part.mediaType!, value);
+    if (value === undefined) delete copy.body;
+  } else if (value === undefined) {
+    if (part.location === 'query') delete copy.query![part.name];
+    else if (part.location === 'header') delete copy.headers![part.name];
+  } else place(copy, part.location, part.name, value);
+  return copy;
+}

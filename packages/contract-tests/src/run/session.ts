@@ -1,0 +1,249 @@
+// What every phase of a run shares: the clients, the selected checks, and the record of what happened —
+// each request counted once, each answer's status put in the status matrix, each (phase, check,
+// operation) passed, failed (with a curl line) or skipped with its reason.
+import type { Operation, Problem, SpecValidator } from '@platform-api/validator';
+import type { Answer, CallOptions, CallResult, ContractClient, SentRequest } from '../client.js';
+import { type CheckName, type PhaseName, RESPONSE_CHECKS } from './checks.js';
+import { toCurl } from './curl.js';
+
+export interface Failure {
+  phase: PhaseName;
+  check: CheckName;
+  operationId: string;
+  message: string;
+  /** The (minimal, for generated requests) request that showed it, and as a curl line. */
+  request: SentRequest;
+  curl: string;
+  status: number | undefined;
+  /** The start of the answer's body. */
+  excerpt: string;
+}
+
+export interface CaseResult {
+  phase: PhaseName;
+  check: CheckName;
+  operationId: string;
+  outcome: 'passed' | 'failed' | 'skipped';
+  /** How many times the check held or failed for this operation in this phase. */
+  runs: number;
+  failures: Failure[];
+  reason?: string;
+}
+
+export interface StatusRow {
+  operationId: string;
+  method: string;
+  path: string;
+  /** The statuses the spec documents (`200`, `4XX`, `default`). */
+  documented: string[];
+  /** Status → how many answers had it. */
+  seen: Record<string, number>;
+}
+
+export interface RunReport {
+  api: string;
+  target: string;
+  seed: number;
+  startedAt: string;
+  durationMs: number;
+  phases: Array<{ name: PhaseName; requests: number; durationMs: number }>;
+  requests: number;
+  /** A failure that stopped the run (no token, server down), reported before anything else. */
+  fatal?: string;
+  results: CaseResult[];
+  matrix: StatusRow[];
+}
+
+export interface SessionOptions {
+  api: string;
+  validator: SpecValidator;
+  client: ContractClient;
+  /** A client of another tenant, for tenant_isolation. */
+  otherTenant?: ContractClient;
+  /** The operations in scope (default: every path operation). */
+  include?: (operation: Operation) => boolean;
+  checks: ReadonlySet<CheckName>;
+  seed: number;
+  maxExamples: number;
+  /** A suffix unique to this run, for the names of what it creates. */
+  runId: string;
+  /** Whether generated strings may contain U+0000. */
+  allowNul: boolean;
+}
+
+const EXCERPT = 400;
+const MAX_FAILURES_KEPT = 5;
+
+export class Session {
+  readonly validator: SpecValidator;
+  readonly client: ContractClient;
+  readonly otherTenant: ContractClient | undefined;
+  readonly operations: Operation[];
+  readonly checks: ReadonlySet<CheckName>;
+  readonly seed: number;
+  readonly maxExamples: number;
+  readonly runId: string;
+  readonly api: string;
+  readonly text: { allowNul: boolean };
+  phase: PhaseName = 'examples';
+  /** While set, failures are not recorded (fast-check exploring and shrinking); passes still count. */
+  quiet = false;
+  requests = 0;
+  private readonly results = new Map<string, CaseResult>();
+  private readonly matrix = new Map<string, StatusRow>();
+
+  constructor(options: SessionOptions) {
+    this.api = options.api;
+    this.validator = options.validator;
+    this.client = options.client;
+    this.otherTenant = options.otherTenant;
+    this.checks = options.checks;
+    this.seed = options.seed;
+    this.maxExamples = options.maxExamples;
+    this.runId = options.runId;
+    this.text = { allowNul: options.allowNul };
+    const include = options.include ?? (() => true);
+    this.operations = options.validator.operations.filter(
+      (operation) => operation.kind === 'path' && include(operation),
+    );
+    for (const operation of this.operations) {
+      this.matrix.set(operation.operationId, {
+        operationId: operation.operationId,
+        method: operation.method.toUpperCase(),
+        path: operation.path,
+        documented: Object.keys(operation.responses),
+        seen: {},
+      });
+    }
+  }
+
+  enabled(check: CheckName): boolean {
+    return this.checks.has(check);
+  }
+
+  /** Calls an operation (as `client`, default the run's), counting it and noting its status. */
+  async call(
+    operation: Operation,
+    options: CallOptions,
+    client: ContractClient = this.client,
+  ): Promise<CallResult> {
+    const result = await client.call(operation.operationId, options);
+    this.noteAnswer(operation, result.status);
+    return result;
+  }
+
+  /** Sends a request outside the spec's shape (transport checks), counting it. */
+  async send(
+    operation: Operation,
+    request: SentRequest,
+    client: ContractClient = this.client,
+  ): Promise<Answer> {
+    const answer = await client.send(request);
+    this.requests += 1;
+    return answer;
+  }
+
+  private noteAnswer(operation: Operation, status: number): void {
+    this.requests += 1;
+    const row = this.matrix.get(operation.operationId);
+    if (row) row.seen[String(status)] = (row.seen[String(status)] ?? 0) + 1;
+  }
+
+  /** The response-check problems of an answer that the run checks. */
+  responseProblems(result: CallResult): Problem[] {
+    return result.problems.filter((problem) => this.enabled(problem.check));
+  }
+
+  pass(check: CheckName, operation: Pick<Operation, 'operationId'>): void {
+    if (this.enabled(check)) this.entry(check, operation.operationId).runs += 1;
+  }
+
+  fail(
+    check: CheckName,
+    operation: Pick<Operation, 'operationId'>,
+    message: string,
+    exchange: { request: SentRequest; answer?: Answer },
+    client: ContractClient = this.client,
+  ): void {
+    if (!this.enabled(check) || this.quiet) return;
+    const entry = this.entry(check, operation.operationId);
+    entry.runs += 1;
+    entry.outcome = 'failed';
+    // One failure per distinct message is enough to act on, and a few messages per operation; the
+    // rest only count.
+    if (entry.failures.length >= MAX_FAILURES_KEPT) return;
+    if (entry.failures.some((failure) => failure.message === message)) return;
+    entry.failures.push({
+      phase: this.phase,
+      check,
+      operationId: operation.operationId,
+      message,
+      request: exchange.request,
+      curl: toCurl(exchange.request, { ...this.client.secrets(), ...this.otherSecrets(client) }),
+      status: exchange.answer?.status,
+      excerpt: exchange.answer?.text.slice(0, EXCERPT) ?? '',
+    });
+  }
+
+  /** Records the response-check problems of a call (and a pass for each check that held). */
+  checkResponse(result: CallResult, client: ContractClient = this.client): boolean {
+    const problems = this.responseProblems(result);
+    for (const problem of problems) {
+      this.fail(
+        problem.check,
+        result.operation,
+        problem.message,
+        { request: result.request, answer: result },
+        client,
+      );
+    }
+    const failed = new Set<string>(problems.map((problem) => problem.check));
+    for (const check of RESPONSE_CHECKS) if (!failed.has(check)) this.pass(check, result.operation);
+    return problems.length === 0;
+  }
+
+  skip(check: CheckName, operationId: string, reason: string): void {
+    if (!this.enabled(check)) return;
+    const entry = this.entry(check, operationId);
+    if (entry.runs === 0) {
+      entry.outcome = 'skipped';
+      entry.reason = reason;
+    }
+  }
+
+  report(base: Omit<RunReport, 'results' | 'matrix' | 'requests' | 'api' | 'seed'>): RunReport {
+    return {
+      ...base,
+      api: this.api,
+      seed: this.seed,
+      requests: this.requests,
+      results: [...this.results.values()],
+      matrix: [...this.matrix.values()],
+    };
+  }
+
+  private otherSecrets(client: ContractClient): Record<string, string> {
+    if (client === this.client) return {};
+    return Object.fromEntries(
+      Object.entries(client.secrets()).map(([name, value]) => [`OTHER_${name}`, value]),
+    );
+  }
+
+  private entry(check: CheckName, operationId: string): CaseResult {
+    const key = `${this.phase} ${check} ${operationId}`;
+    let entry = this.results.get(key);
+    if (!entry) {
+      entry = { phase: this.phase, check, operationId, outcome: 'passed', runs: 0, failures: [] };
+      this.results.set(key, entry);
+    } else if (entry.outcome === 'skipped') {
+      entry.outcome = 'passed';
+      delete entry.reason;
+    }
+    return entry;
+  }
+}
+
+/** Every failure of a report, in the order found. */
+export function failuresOf(report: RunReport): Failure[] {
+  return report.results.flatMap((result) => result.failures);
+}
