@@ -158,7 +158,10 @@ export function validValues(
   options: GenerationOptions = {},
 ): fc.Arbitrary<unknown> {
   let cache = positiveCache.get(validator);
-  if (!cache) positiveCache.set(validator, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    positiveCache.set(validator, cache);
+  }
   const key = `${schema.pointer} ${options.location ?? 'body'} ${options.allowNul !== false}`;
   const cached = cache.get(key);
   if (cached) return cached;
