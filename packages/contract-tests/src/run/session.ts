@@ -202,6 +202,11 @@ export class Session {
     return problems.length === 0;
   }
 
+  /** Whether a check has failed anywhere in this run so far. */
+  failedAny(check: CheckName): boolean {
+    return [...this.results.values()].some((result) => result.check === check && result.outcome === 'failed');
+  }
+
   skip(check: CheckName, operationId: string, reason: string): void {
     if (!this.enabled(check)) return;
     const entry = this.entry(check, operationId);

@@ -42,7 +42,7 @@ export function siteScenariosPhase(site: SiteTarget): PhaseRunner {
     delete env.WORDPRESS_VERSION;
     if (site.wpVersion) env.WORDPRESS_VERSION = site.wpVersion;
     try {
-      await new Promise<void>((resolve, reject) => {
+      const exitCode = await new Promise<number | null>((resolve, reject) => {
         const child = spawn(
           process.execPath,
           [
@@ -56,7 +56,7 @@ export function siteScenariosPhase(site: SiteTarget): PhaseRunner {
           { cwd: packageDir, env, stdio: ['ignore', 'ignore', 'inherit'] },
         );
         child.once('error', reject);
-        child.once('exit', () => resolve());
+        child.once('exit', (code) => resolve(code));
       });
       const results = JSON.parse(readFileSync(output, 'utf8')) as VitestJson;
       for (const file of results.testResults) {
@@ -76,6 +76,13 @@ export function siteScenariosPhase(site: SiteTarget): PhaseRunner {
             });
           else session.skip('site_scenario', test.fullName, `vitest reported it ${test.status}`);
         }
+      }
+      // vitest knows of failures its JSON does not place in a test (an error outside any test, a site that
+      // refuses the credentials before the first one): its exit code is the last word.
+      if (exitCode !== 0 && !session.failedAny('site_scenario')) {
+        session.fail('site_scenario', { operationId: 'the site suite' }, `vitest exited with ${exitCode}`, {
+          request: { method: 'GET', url: site.url, headers: {} },
+        });
       }
     } finally {
       rmSync(scratch, { recursive: true, force: true });
