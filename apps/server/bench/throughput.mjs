@@ -43,18 +43,33 @@ if (values['database-url']) {
 }
 const database = values['database-url'] ? 'PostgreSQL' : 'SQLite';
 const { clientId, clientSecret } = JSON.parse(
-  execFileSync(process.execPath, [cli, 'clients', 'create', '--instance', 'bench', '--scopes', 'user,data,chat', '--json'], { env, encoding: 'utf8' }),
+  execFileSync(
+    process.execPath,
+    [cli, 'clients', 'create', '--instance', 'bench', '--scopes', 'user,data,chat', '--json'],
+    { env, encoding: 'utf8' },
+  ),
 );
-const server = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], { env, stdio: 'ignore' });
+const server = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  env,
+  stdio: 'ignore',
+});
 const base = `http://127.0.0.1:${port}`;
 for (let ready = false; !ready; ) {
-  ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+  ready = await fetch(`${base}/readyz`).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (!ready) await new Promise((r) => setTimeout(r, 100));
 }
 
 const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
-const token = (await (await fetch(`${base}/oauth/token?grant_type=client_credentials&scope=user`, { headers: { authorization: basic } })).json())
-  .access_token;
+const token = (
+  await (
+    await fetch(`${base}/oauth/token?grant_type=client_credentials&scope=user`, {
+      headers: { authorization: basic },
+    })
+  ).json()
+).access_token;
 const auth = { authorization: `Bearer ${token}` };
 const json = { ...auth, 'content-type': 'application/json' };
 let created = 0;
@@ -70,7 +85,10 @@ for (let i = 0; i < 100; i++) {
 
 const scenarios = [
   { name: 'GET /healthz (baseline)', request: () => fetch(`${base}/healthz`) },
-  { name: 'GET /v1/users/{id}', request: (i) => fetch(`${base}/v1/users/${seedIds[i % seedIds.length]}`, { headers: auth }) },
+  {
+    name: 'GET /v1/users/{id}',
+    request: (i) => fetch(`${base}/v1/users/${seedIds[i % seedIds.length]}`, { headers: auth }),
+  },
   { name: 'GET /v1/users?limit=50', request: () => fetch(`${base}/v1/users?limit=50`, { headers: auth }) },
   {
     name: 'POST /v1/users',
@@ -78,10 +96,18 @@ const scenarios = [
       fetch(`${base}/v1/users`, {
         method: 'POST',
         headers: json,
-        body: JSON.stringify({ name: 'Bench User', email: `bench${created++}@bench.example.com`, role: 'Participant' }),
+        body: JSON.stringify({
+          name: 'Bench User',
+          email: `bench${created++}@bench.example.com`,
+          role: 'Participant',
+        }),
       }),
   },
-  { name: 'GET /oauth/token (scrypt check)', request: () => fetch(`${base}/oauth/token?grant_type=client_credentials`, { headers: { authorization: basic } }) },
+  {
+    name: 'GET /oauth/token (scrypt check)',
+    request: () =>
+      fetch(`${base}/oauth/token?grant_type=client_credentials`, { headers: { authorization: basic } }),
+  },
 ];
 
 async function measure({ request }) {
@@ -123,11 +149,15 @@ if (env.PLATFORM_DATABASE_SCHEMA) {
 }
 
 const baseline = results[0].rps;
-console.log(`\nReference server throughput — ${database}, ${concurrency} concurrent connections, ${seconds} s per scenario, Node ${process.version}\n`);
+console.log(
+  `\nReference server throughput — ${database}, ${concurrency} concurrent connections, ${seconds} s per scenario, Node ${process.version}\n`,
+);
 console.log('| scenario | req/s | ratio to baseline | p50 ms | p99 ms | failures |');
 console.log('|---|---:|---:|---:|---:|---:|');
 for (const r of results) {
-  console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${(r.rps / baseline).toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.failures} |`);
+  console.log(
+    `| ${r.name} | ${r.rps.toFixed(0)} | ${(r.rps / baseline).toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.failures} |`,
+  );
 }
 const failed = results.some((r) => r.failures > 0);
 if (failed) {

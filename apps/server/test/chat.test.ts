@@ -81,7 +81,6 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       { name: 'a', scope: 'CHANNEL_LIST' },
       { name: 'a', scope: 'PUBLIC_CHANNELS', channelIds: [general.id] },
       { name: 'a', scope: 'EVERYWHERE' },
-      { name: 'a', scope: 'CHANNEL_LIST', channelIds: ['no-such-channel'] },
       { name: 'a', scope: 'PUBLIC_CHANNELS', headers: [{ name: 'bad header', value: 'x' }] },
     ];
     for (const json of cases) {
@@ -90,6 +89,15 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
         JSON.stringify(json),
       ).toBe(400);
     }
+    // A schema-valid request naming a channel that does not exist: 404, with the field in details.
+    const unknown = await server.call('POST', '/v1/chat/integrations', {
+      token,
+      json: { name: 'a', scope: 'CHANNEL_LIST', channelIds: ['no-such-channel'] },
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.details).toEqual([
+      { field: 'body.channelIds.0', message: 'no channel with id no-such-channel' },
+    ]);
     const integration = (
       await server.call('POST', '/v1/chat/integrations', {
         token,
@@ -222,6 +230,13 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       json: { userIds: [otherUserId] },
     });
     expect(again.body.users).toEqual([]);
+    // A user id that names nobody: 404 with the id, and nobody joins.
+    const unknown = await server.call('POST', `/v1/chat/channels/${room.id}/members`, {
+      token,
+      json: { userIds: [otherUserId, 987654321] },
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.details).toEqual([{ field: 'body.userIds.1', message: 'no user with id 987654321' }]);
     server.clock.advance(10);
     expect(
       (await server.call('DELETE', `/v1/chat/channels/${room.id}/members/${otherUserId}`, { token })).status,
@@ -444,7 +459,7 @@ describeEachDialect('chat tenancy on %s', (dialect) => {
       token: otherToken,
       json: { name: 'x', scope: 'CHANNEL_LIST', channelIds: [room.id] },
     });
-    expect(unknownChannel.status).toBe(400);
+    expect(unknownChannel.status).toBe(404);
     expect((await server.call('GET', `/v1/chat/integrations/${integration.id}`, { token })).status).toBe(200);
   });
 });

@@ -100,17 +100,17 @@ describeEachDialect('datasets on %s', (dialect) => {
     expect((await server.call('GET', `/v1/datasets/${id}`, { token })).body.rows).toBe(2);
   });
 
-  it('rejects CSV that does not match the schema, and non-CSV bodies', async () => {
+  it('refuses CSV that does not fit the columns (409), malformed CSV (400) and non-CSV bodies (415)', async () => {
     const id = (await server.call('POST', '/v1/datasets', { token, json: { name: 'Strict', schema } })).body
       .id;
     const wrongCount = await server.call('PUT', `/v1/datasets/${id}/data`, { token, csv: 'a,1\n' });
-    expect(wrongCount.status).toBe(400);
+    expect(wrongCount.status).toBe(409);
     expect(wrongCount.body.details[0].field).toBe('body.row 1');
     const wrongType = await server.call('PUT', `/v1/datasets/${id}/data`, {
       token,
       csv: 'x,notanumber,1,2026-01-01\n',
     });
-    expect(wrongType.status).toBe(400);
+    expect(wrongType.status).toBe(409);
     expect(wrongType.body.details[0].field).toBe('body.row 1.Units');
     const unclosed = await server.call('PUT', `/v1/datasets/${id}/data`, {
       token,
@@ -166,7 +166,7 @@ describeEachDialect('datasets on %s', (dialect) => {
       token,
       csv: 'West,x,1,2026-01-03\n',
     });
-    expect(bad.status).toBe(400);
+    expect(bad.status).toBe(409);
     expect((await server.call('GET', `/v1/datasets/${id}`, { token })).body.rows).toBe(9);
     expect(
       (await server.call('PUT', `${path}?updateMethod=REPLACE`, { token, csv: 'South,2,3,2026-01-04\n' }))

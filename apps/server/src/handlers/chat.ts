@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MessagesTable } from '../db/database.js';
-import { ApiProblem, badRequest } from '../errors.js';
+import { ApiProblem } from '../errors.js';
 import { chatUser, emitChatEvent } from '../events/emit.js';
 import {
   accessibleChannelOr404,
@@ -151,13 +151,13 @@ export const chatHandlers = {
     const found = new Set(users.map((u) => u.id));
     const unknown = userIds.filter((id) => !found.has(id));
     if (unknown.length > 0) {
-      throw badRequest(
-        'Unknown users',
-        unknown.map((id) => ({
+      // A resource the body names does not exist: 404, as for unknown channels of an integration.
+      throw new ApiProblem(404, 'Unknown users', {
+        details: unknown.map((id) => ({
           field: `body.userIds.${userIds.indexOf(id)}`,
           message: `no user with id ${id}`,
         })),
-      );
+      });
     }
     const now = clock.now();
     const joined = await db.transaction().execute(async (trx) => {

@@ -126,7 +126,9 @@ function parseImport(text: string, columns: DatasetColumn[]): string[][] {
       }
     });
   });
-  if (problems.length > 0) throw badRequest('The CSV does not match the dataset schema', problems);
+  // Well-formed CSV that does not fit the dataset's current columns conflicts with its state: 409.
+  if (problems.length > 0)
+    throw new ApiProblem(409, 'The CSV does not match the dataset schema', { details: problems });
   return records;
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/database.js';
-import { badRequest } from '../errors.js';
+import { ApiProblem, badRequest } from '../errors.js';
 import { messageById, nextMessageTime } from './chat.js';
 import { ChannelAccess, canAccess, findChannel } from './chat-access.js';
 import { notFoundProblem } from './common.js';
@@ -90,7 +90,8 @@ export const integrationHandlers = {
           problems.push({ field: `body.channelIds.${index}`, message: `no channel with id ${channelId}` });
         }
       }
-      if (problems.length > 0) throw badRequest('Unknown channels', problems);
+      // A reference to what does not exist is 404 (as JSON:API has it), not a malformed request.
+      if (problems.length > 0) throw new ApiProblem(404, 'Unknown channels', { details: problems });
     }
     // Standard Webhooks secret: whsec_ + base64 of 24 random bytes; returned once, by this response.
     const signingSecret =
