@@ -207,6 +207,7 @@ function vitestReports() {
 async function runTests(databaseUrl) {
   // Reports of an earlier run must not be counted: turbo restores those of the tasks it takes from cache.
   for (const report of vitestReports()) rmSync(report);
+  rmSync(join(root, 'packages', 'contract-tests', 'test-results'), { recursive: true, force: true });
 
   log('Lint, typecheck and test every package (turbo)');
   const env = { ...turboEnv, TMPDIR: runTemp };
@@ -244,10 +245,32 @@ async function runTests(databaseUrl) {
     console.log(`\nNot provisioned on this machine${ci ? ' (a failure under CI=true)' : ''}:`);
     for (const problem of problems) console.log(`  - ${problem}`);
   }
+  const contractRuns = contractRunSizes();
+  if (contractRuns.length > 0)
+    console.log(
+      `\nContract runs (generated requests per target; reports in packages/contract-tests/test-results): ${contractRuns.join(', ')}`,
+    );
   console.log(
     `\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped${skipped ? ` (${skipped})` : ''}`,
   );
   return passed && totals.failed === 0 && !(ci && problems.length > 0);
+}
+
+/** `platform-reference-sqlite 6,046 (0 failed)` for each JUnit report a contract run wrote in this run. */
+function contractRunSizes() {
+  const dir = join(root, 'packages', 'contract-tests', 'test-results');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.junit.xml'))
+    .map((file) => {
+      const xml = readFileSync(join(dir, file), 'utf8');
+      const requests = [...xml.matchAll(/<property name="requests" value="(\d+)"\/>/g)].reduce(
+        (sum, [, count]) => sum + Number(count),
+        0,
+      );
+      const failures = /<testsuites [^>]*failures="(\d+)"/.exec(xml)?.[1] ?? '?';
+      return `${file.replace(/\.junit\.xml$/, '')} ${requests.toLocaleString('en')} (${failures} failed)`;
+    });
 }
 
 // --- teardown ------------------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ export {
   succeeded,
   toHtml,
   toJUnit,
+  toMatrixCsv,
   writeReports,
 } from './run/reports.js';
 export {
@@ -83,6 +84,7 @@ export {
   compareVersions,
   inVersionRange,
   olderThan,
+  specForVersion,
   type WpBefore,
   wpBefore,
   wpBeforeFor,

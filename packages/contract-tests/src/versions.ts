@@ -87,3 +87,48 @@ export function wpBeforeFor(node: unknown, version: string): WpBefore | undefine
 export function wpNoRoute(node: unknown): boolean {
   return isObject(node) && node['x-wp-no-route'] === true;
 }
+
+/**
+ * The site spec as one WordPress version has it, for the generated phases: parameters and schema
+ * properties marked `x-wp-since` a newer version are left out (that version ignores them), and a
+ * parameter marked `x-wp-before` that version's boundary takes the older schema (or is left out when
+ * older versions lack it). Operations stay: the spec documents what older versions answer there.
+ */
+export function specForVersion<T extends object>(document: T, version: string): T {
+  const copy = structuredClone(document) as T & { components?: { parameters?: Record<string, unknown> } };
+  const newer = (node: unknown) => {
+    const since = wpSince(node);
+    return since !== undefined && olderThan(version, since);
+  };
+  const resolveParameter = (node: unknown): unknown => {
+    const ref = isObject(node) ? node.$ref : undefined;
+    const name = typeof ref === 'string' ? /^#\/components\/parameters\/(.+)$/.exec(ref)?.[1] : undefined;
+    return name ? copy.components?.parameters?.[name] : node;
+  };
+  const parameters = (list: unknown[]): unknown[] =>
+    list.flatMap((item) => {
+      const parameter = resolveParameter(item);
+      if (newer(parameter)) return [];
+      const older = wpBeforeFor(parameter, version);
+      if (!older) return [item];
+      return older.schema && isObject(parameter) ? [{ ...parameter, schema: older.schema }] : [];
+    });
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach(walk);
+      return;
+    }
+    if (!isObject(node)) return;
+    if (Array.isArray(node.parameters)) node.parameters = parameters(node.parameters);
+    if (isObject(node.properties)) {
+      const properties = node.properties;
+      const dropped = Object.keys(properties).filter((name) => newer(properties[name]));
+      for (const name of dropped) delete properties[name];
+      if (Array.isArray(node.required))
+        node.required = node.required.filter((name) => !dropped.includes(name));
+    }
+    Object.values(node).forEach(walk);
+  };
+  walk(copy);
+  return copy;
+}

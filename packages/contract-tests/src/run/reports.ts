@@ -47,8 +47,13 @@ export function formatSummary(report: RunReport): string {
     `phases: ${report.phases.map((phase) => `${phase.name} ${phase.requests} requests (${(phase.durationMs / 1000).toFixed(1)} s)`).join(', ')}`,
   );
   const skipped = report.results.filter((result) => result.outcome === 'skipped');
-  for (const reason of new Set(skipped.map((result) => `${result.check}: ${result.reason}`))) {
-    lines.push(`skipped ${reason}`);
+  const skippedOperations = new Map<string, Set<string>>();
+  for (const result of skipped) {
+    const reason = `${result.check}: ${result.reason}`;
+    skippedOperations.set(reason, (skippedOperations.get(reason) ?? new Set()).add(result.operationId));
+  }
+  for (const [reason, operations] of skippedOperations) {
+    lines.push(`skipped ${reason} (${[...operations].join(', ')})`);
   }
   lines.push(
     `${report.requests} requests; checks × operations: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped` +
@@ -122,6 +127,7 @@ export function toJUnit(report: RunReport): string {
     const skipped = results.filter((result) => result.outcome === 'skipped').length;
     return [
       `  <testsuite name="${xml(`${report.api} ${phase.name}`)}" tests="${results.length}" failures="${failed}" skipped="${skipped}" time="${(phase.durationMs / 1000).toFixed(3)}">`,
+      `    <properties><property name="seed" value="${report.seed}"/><property name="requests" value="${phase.requests}"/></properties>`,
       ...cases,
       '  </testsuite>',
     ].join('\n');
@@ -210,10 +216,33 @@ ${matrixRows.join('\n')}</table>
 `;
 }
 
-export function writeReports(report: RunReport, files: { junit?: string; html?: string }): void {
+/**
+ * The status matrix as CSV, one row per operation and status (documented, or seen though undocumented),
+ * with the target: files of several targets concatenate into one matrix operation × status × target.
+ */
+export function toMatrixCsv(report: RunReport): string {
+  const csv = (value: string | number) =>
+    /[",\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : value;
+  const rows = report.matrix.flatMap((row) => {
+    const undocumented = Object.keys(row.seen).filter((status) => !covers(row.documented, status));
+    return [
+      ...row.documented.map((status) => [status, 'yes', seenFor(row, status)] as const),
+      ...undocumented.map((status) => [status, 'no', row.seen[status] ?? 0] as const),
+    ].map(([status, documented, seen]) =>
+      [report.target, row.operationId, row.method, row.path, status, documented, seen].map(csv).join(','),
+    );
+  });
+  return ['target,operation,method,path,status,documented,seen', ...rows, ''].join('\n');
+}
+
+export function writeReports(
+  report: RunReport,
+  files: { junit?: string; html?: string; matrix?: string },
+): void {
   for (const [file, content] of [
     [files.junit, () => toJUnit(report)],
     [files.html, () => toHtml(report)],
+    [files.matrix, () => toMatrixCsv(report)],
   ] as const) {
     if (!file) continue;
     mkdirSync(dirname(file), { recursive: true });

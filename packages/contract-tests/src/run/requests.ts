@@ -1,7 +1,7 @@
 // Requests generated from an operation's parameter and body schemas: schema-valid ones (positive) and
 // ones that break exactly one constraint of one parameter or of the body (negative). The values come
 // from src/generation; this file only assembles them into calls.
-import type { Located, Operation, SpecValidator } from '@platform-api/validator';
+import { isObject, type Located, type Operation, type SpecValidator } from '@platform-api/validator';
 import fc from 'fast-check';
 import type { CallOptions, QueryValue } from '../client.js';
 import { exampleRequest } from '../examples.js';
@@ -141,22 +141,18 @@ export function negativeRequests(
     const others = parts.map((part, index) =>
       index === brokenIndex ? fc.constant(undefined) : validPart(validator, part, text),
     );
-    const invalid = invalidValues(validator, broken.schema, {
-      location: generationLocation(broken),
-      ...text,
-    });
-    if (invalid && sendableInvalid(broken)) {
+    const invalid =
+      sendableInvalid(broken) &&
+      invalidValues(validator, broken.schema, { location: generationLocation(broken), ...text }, (value) =>
+        sendableInvalid(broken, value),
+      );
+    if (invalid) {
       variants.push(
-        fc
-          .tuple(
-            invalid.filter(({ value }) => sendableInvalid(broken, value)),
-            ...others,
-          )
-          .map(([bad, ...values]) => {
-            const { value, violates } = bad as InvalidValue;
-            values[brokenIndex] = value;
-            return { options: assemble(parts, values), violates: `${label(broken)}: ${violates}` };
-          }),
+        fc.tuple(invalid, ...others).map(([bad, ...values]) => {
+          const { value, violates } = bad as InvalidValue;
+          values[brokenIndex] = value;
+          return { options: assemble(parts, values), violates: `${label(broken)}: ${violates}` };
+        }),
       );
     }
     // A missing path parameter changes the path itself, which is another operation's business.
@@ -174,13 +170,13 @@ export function negativeRequests(
 
 /**
  * Whether an invalid value can travel as itself. Only JSON bodies carry types: a form body is fields of
- * text and a CSV body is text, so their "wrong type" values cannot be sent. A JSON `null` where the body
- * is optional reads as "no body" to many servers: left out.
+ * text and a CSV body is text, so their "wrong type" values cannot be sent. A JSON `null` or a form with
+ * no field, where the body is optional, reads as "no body": left out.
  */
 export function sendableInvalid(part: Part, value?: unknown): boolean {
   if (part.location !== 'body') return true;
   if (part.mediaType === 'application/x-www-form-urlencoded')
-    return value === undefined || (typeof value === 'object' && value !== null);
+    return value === undefined || (isObject(value) && (part.required || Object.keys(value).length > 0));
   if (!part.mediaType?.includes('json')) return false;
   return part.required || value !== null;
 }

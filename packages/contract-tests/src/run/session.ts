@@ -63,6 +63,8 @@ export interface SessionOptions {
   /** The operations in scope (default: every path operation). */
   include?: (operation: Operation) => boolean;
   checks: ReadonlySet<CheckName>;
+  /** Checks not run on one operation each (`check:operationId`), for what its spec cannot express. */
+  exemptions?: ReadonlySet<string>;
   seed: number;
   maxExamples: number;
   /** A suffix unique to this run, for the names of what it creates. */
@@ -80,6 +82,7 @@ export class Session {
   readonly otherTenant: ContractClient | undefined;
   readonly operations: Operation[];
   readonly checks: ReadonlySet<CheckName>;
+  readonly exemptions: ReadonlySet<string>;
   readonly seed: number;
   readonly maxExamples: number;
   readonly runId: string;
@@ -98,6 +101,7 @@ export class Session {
     this.client = options.client;
     this.otherTenant = options.otherTenant;
     this.checks = options.checks;
+    this.exemptions = options.exemptions ?? new Set();
     this.seed = options.seed;
     this.maxExamples = options.maxExamples;
     this.runId = options.runId;
@@ -117,8 +121,17 @@ export class Session {
     }
   }
 
-  enabled(check: CheckName): boolean {
-    return this.checks.has(check);
+  private uniques = 0;
+
+  /** A tag unique to this run and call, for the names and e-mail addresses of what it creates. */
+  uniqueTag(): string {
+    this.uniques += 1;
+    return `${this.runId}${this.uniques.toString(36)}`;
+  }
+
+  /** Whether the run checks `check` (on `operationId`, when given). */
+  enabled(check: CheckName, operationId?: string): boolean {
+    return this.checks.has(check) && !this.exemptions.has(`${check}:${operationId}`);
   }
 
   /** Calls an operation (as `client`, default the run's), counting it and noting its status. */
@@ -151,11 +164,11 @@ export class Session {
 
   /** The response-check problems of an answer that the run checks. */
   responseProblems(result: CallResult): Problem[] {
-    return result.problems.filter((problem) => this.enabled(problem.check));
+    return result.problems.filter((problem) => this.enabled(problem.check, result.operation.operationId));
   }
 
   pass(check: CheckName, operation: Pick<Operation, 'operationId'>): void {
-    if (this.enabled(check)) this.entry(check, operation.operationId).runs += 1;
+    if (this.enabled(check, operation.operationId)) this.entry(check, operation.operationId).runs += 1;
   }
 
   fail(
@@ -165,7 +178,7 @@ export class Session {
     exchange: { request: SentRequest; answer?: Answer },
     client: ContractClient = this.client,
   ): void {
-    if (!this.enabled(check) || this.quiet) return;
+    if (!this.enabled(check, operation.operationId) || this.quiet) return;
     const entry = this.entry(check, operation.operationId);
     entry.runs += 1;
     entry.outcome = 'failed';
@@ -208,7 +221,7 @@ export class Session {
   }
 
   skip(check: CheckName, operationId: string, reason: string): void {
-    if (!this.enabled(check)) return;
+    if (!this.enabled(check, operationId)) return;
     const entry = this.entry(check, operationId);
     if (entry.runs === 0) {
       entry.outcome = 'skipped';

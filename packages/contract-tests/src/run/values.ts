@@ -84,6 +84,9 @@ function notASegment(value: unknown): boolean {
 /** A parameter value as the server receives it: text, or a list of texts. */
 function onTheWire(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(text);
+  // A form body: each field travels as text.
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, onTheWire(item)]));
   return text(value);
 }
 
@@ -351,9 +354,12 @@ function mutations(
   const node = located.node;
   const body = !options.location || options.location === 'body';
   const types = typesOf(node);
+  // An object where text travels is a form body: its fields are broken one at a time, never its type.
+  const form = !body && depth === 0 && types.length === 1 && types[0] === 'object';
+  const structured = (body || form) && depth < MAX_DEPTH;
   const found: Mutation[] = [];
   const constant = (label: string, value: unknown) => found.push({ label, apply: () => value });
-  if (types.length > 0) {
+  if (types.length > 0 && !form) {
     if (!types.includes('string') || body) {
       if (types.every((type) => type !== 'string'))
         constant(`type ${types.join('|')}: a string`, 'not-a-valid-value');
@@ -380,7 +386,7 @@ function mutations(
   if (typeof node.format === 'string' && FORMATS[node.format])
     constant(`format ${node.format}`, `not-a-${node.format}`);
   if (typeof node.pattern === 'string') {
-    for (const candidate of ['', ' ', '!', '~~~', 'ÿ']) {
+    for (const candidate of ['', ' ', '!', '~~~', 'ÿ', '\u0000']) {
       if (!new RegExp(node.pattern, 'u').test(candidate)) {
         constant(`pattern ${node.pattern}`, candidate);
         break;
@@ -416,7 +422,7 @@ function mutations(
       }
     }
   }
-  if (body && types.includes('object') && depth < MAX_DEPTH) {
+  if (structured && types.includes('object')) {
     const properties = isObject(node.properties) ? node.properties : {};
     for (const name of Array.isArray(node.required) ? (node.required as string[]) : []) {
       found.push({
@@ -447,22 +453,32 @@ function omit(object: JsonObject, name: string): JsonObject {
   return copy;
 }
 
+/**
+ * Values that break one constraint each, and that `sendable` accepts (default: any). Only mutations seen
+ * to break a sample of valid values take part: one that never can (a "wrong type" a form cannot carry)
+ * would leave fast-check's filter retrying forever.
+ */
 export function invalidValues(
   validator: SpecValidator,
   schema: Located<unknown>,
   options: GenerationOptions = {},
+  sendable: (value: unknown) => boolean = () => true,
 ): fc.Arbitrary<InvalidValue> | undefined {
-  const found = mutations(validator, schema, options, 0);
+  const bases = generate(validator, schema, options, 0);
+  const breaks = (value: unknown) =>
+    value !== undefined &&
+    !(options.location === 'path' && notASegment(value)) &&
+    sendable(value) &&
+    !isValid(validator, schema.pointer, value, options);
+  const samples = fc.sample(bases, { numRuns: 8, seed: 1 });
+  const found = mutations(validator, schema, options, 0).filter((mutation) =>
+    samples.some((base) => breaks(mutation.apply(structuredClone(base)))),
+  );
   if (found.length === 0) return undefined;
   return fc
-    .tuple(generate(validator, schema, options, 0), fc.constantFrom(...found))
+    .tuple(bases, fc.constantFrom(...found))
     .map(([base, mutation]) => ({ value: mutation.apply(structuredClone(base)), violates: mutation.label }))
-    .filter(
-      ({ value }) =>
-        value !== undefined &&
-        !(options.location === 'path' && notASegment(value)) &&
-        !isValid(validator, schema.pointer, value, options),
-    );
+    .filter(({ value }) => breaks(value));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/index.js';
+import { PLATFORM_EXEMPTIONS } from '../support/run.js';
 import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'contract-tests.mjs');
@@ -45,10 +46,8 @@ describe('contract-tests platform (the CLI)', () => {
       '--other-client-secret',
       other.clientSecret,
       '--include-internal',
-      '--allow-nul',
-      'false',
       '--exclude-checks',
-      'positive_data_acceptance',
+      PLATFORM_EXEMPTIONS.join(','),
       '--max-examples',
       '10',
       '--seed',

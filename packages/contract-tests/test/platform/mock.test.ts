@@ -13,7 +13,7 @@ import {
   SpecValidator,
   writeReports,
 } from '../../src/index.js';
-import { resultsDir, testSeed } from '../support/run.js';
+import { reportFiles, testSeed } from '../support/run.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -56,10 +56,7 @@ describe('platform API on the Prism mock', () => {
         'empty_json_body',
       ],
     });
-    writeReports(report, {
-      junit: join(resultsDir, 'platform-mock.junit.xml'),
-      html: join(resultsDir, 'platform-mock.html'),
-    });
+    writeReports(report, reportFiles('platform-mock'));
     console.log(formatSummary(report));
     expect(report.fatal).toBeUndefined();
     expect(

@@ -26,24 +26,30 @@ function uniqueRequest(
 ) {
   const body = requestBodySchema(session.validator, operation);
   if (!body || !isObject(request.body)) return request;
-  return { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.runId) };
+  return { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.uniqueTag()) };
 }
 
-/** Makes the free-text strings and e-mail addresses of a value unique to the run, where the schema allows. */
+/**
+ * Makes the free-text strings and e-mail addresses of a value unique (`tag`: the session's uniqueTag()),
+ * where the schema allows.
+ */
 export function uniqueValue(
   validator: SpecValidator,
   schema: Located<unknown>,
   value: unknown,
-  runId: string,
+  tag: string,
 ): unknown {
   const resolved = validator.resolve(schema as Located);
   const node = resolved.node;
   if (typeof value === 'string') {
-    if (node.enum || node.const !== undefined || node.pattern) return value;
-    if (node.format === 'email') return value.replace('@', `+${runId}@`);
+    if (node.enum || node.const !== undefined) return value;
+    if (node.format === 'email') return value.replace('@', `+${tag}@`);
     if (node.format !== undefined) return value;
-    const unique = `${value} ${runId}`;
-    return typeof node.maxLength === 'number' && unique.length > node.maxLength ? value : unique;
+    const unique = `${value} ${tag}`;
+    const fits =
+      (typeof node.maxLength !== 'number' || unique.length <= node.maxLength) &&
+      (typeof node.pattern !== 'string' || new RegExp(node.pattern, 'u').test(unique));
+    return fits ? unique : value;
   }
   if (!isObject(value)) return value;
   const copy: JsonObject = { ...value };
@@ -54,7 +60,7 @@ export function uniqueValue(
         validator,
         { node: properties[name], pointer: `${resolved.pointer}/properties/${name}` },
         item,
-        runId,
+        tag,
       );
   }
   for (const [index, branch] of ((node.allOf as unknown[]) ?? []).entries()) {
@@ -62,7 +68,7 @@ export function uniqueValue(
       validator,
       { node: branch, pointer: `${resolved.pointer}/allOf/${index}` },
       copy,
-      runId,
+      tag,
     );
     if (isObject(merged)) Object.assign(copy, merged);
   }

@@ -68,7 +68,7 @@ function rootRequests(session: Session, root: Operation, seed: number): CallOpti
     .slice(0, runs)
     .map((request) =>
       body && isObject(request.body)
-        ? { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.runId) }
+        ? { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.uniqueTag()) }
         : request,
     );
 }
@@ -247,7 +247,7 @@ function linkRequest(session: Session, link: Link): CallOptions {
         // No example: keep the generated body.
       }
     } else if (isObject(request.body)) {
-      request.body = uniqueValue(session.validator, body.schema, request.body, session.runId);
+      request.body = uniqueValue(session.validator, body.schema, request.body, session.uniqueTag());
     }
   }
   return request;

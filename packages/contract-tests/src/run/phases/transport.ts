@@ -73,7 +73,7 @@ async function ignoredAuth(session: Session, operation: Operation, request: Sent
     operation,
     anonymous.request,
     anonymous,
-    anonymous.status === 401 ? undefined : `answered ${anonymous.status} without credentials`,
+    isSuccess(anonymous.status) ? `answered ${anonymous.status} without credentials` : undefined,
   );
   const authorization = request.headers.authorization;
   if (!authorization) return;
@@ -90,7 +90,7 @@ async function ignoredAuth(session: Session, operation: Operation, request: Sent
     operation,
     forged,
     answer,
-    answer.status === 401 ? undefined : `answered ${answer.status} with a made-up ${scheme} credential`,
+    isSuccess(answer.status) ? `answered ${answer.status} with a made-up ${scheme} credential` : undefined,
   );
 }
 
@@ -272,3 +272,5 @@ async function unsupportedMethods(session: Session): Promise<void> {
     }
   }
 }
+
+const isSuccess = (status: number) => status >= 200 && status < 300;

@@ -1,0 +1,64 @@
+// The site contract run against the Prism mock of the bundled site spec: the phases a stateless
+// mock can answer (examples, coverage, transport).
+import { join } from 'node:path';
+import { startMock } from '@platform-api/mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ContractClient,
+  failuresOf,
+  formatSummary,
+  freePort,
+  loadBundle,
+  runContractTests,
+  SpecValidator,
+  writeReports,
+} from '../../src/index.js';
+import { reportFiles, testSeed } from '../support/run.js';
+
+const validator = new SpecValidator(loadBundle('site'));
+let mock: Awaited<ReturnType<typeof startMock>>;
+let client: ContractClient;
+
+beforeAll(async () => {
+  mock = await startMock('site', { port: await freePort() });
+  client = new ContractClient({
+    validator,
+    baseUrl: mock.url,
+    credentials: { basic: { username: 'admin', password: 'an application password' } },
+  });
+});
+afterAll(() => mock?.close());
+
+describe('site API on the Prism mock', () => {
+  it('answers the examples, coverage and transport phases as documented', async () => {
+    const report = await runContractTests({
+      api: 'site',
+      target: 'the Prism mock',
+      validator,
+      client,
+      seed: testSeed(),
+      phases: ['examples', 'coverage', 'transport'],
+      // Prism checks that credentials are present, not valid, and validates query strings by rules of
+      // its own (no `pattern`, its own 400/422 examples): the checks of what it answers, not of what it
+      // accepts.
+      checks: [
+        'not_a_server_error',
+        'status_code_conformance',
+        'content_type_conformance',
+        'response_headers_conformance',
+        'response_schema_conformance',
+        'auth_scheme_case',
+        'empty_json_body',
+      ],
+    });
+    writeReports(report, reportFiles('site-mock'));
+    console.log(formatSummary(report));
+    expect(report.fatal).toBeUndefined();
+    expect(
+      failuresOf(report).map(
+        (failure) =>
+          `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`,
+      ),
+    ).toEqual([]);
+  }, 300_000);
+});
