@@ -1,0 +1,90 @@
+// Proof that the suite finds bugs: one contract run against the reference server behind a proxy that
+// plants one defect per check (test/fixture/defective-proxy.ts) must report every planted defect under
+// its check and operation, and nothing the proxy did not plant. That the reference server alone reports
+// nothing is server.test.ts's assertion.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ContractClient,
+  type Failure,
+  failuresOf,
+  formatSummary,
+  loadBundle,
+  platformClient,
+  runContractTests,
+  SpecValidator,
+  writeReports,
+} from '../../src/index.js';
+import {
+  DEFECT_NAMES,
+  DEFECTS,
+  type DefectiveProxy,
+  type PlantedDefect,
+  startDefectiveProxy,
+} from '../fixture/defective-proxy.js';
+import { PLATFORM_EXEMPTIONS, reportFiles, testSeed } from '../support/run.js';
+import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
+
+const validator = new SpecValidator(loadBundle('platform'));
+const scopes = 'user data chat';
+const seed = testSeed();
+const defects: Array<[string, PlantedDefect]> = Object.entries(DEFECTS);
+
+describe('a server with planted defects (reference server on SQLite behind a defective proxy)', () => {
+  let server: ReferenceServer;
+  let proxy: DefectiveProxy;
+  let client: ContractClient;
+  let otherTenant: ContractClient;
+
+  beforeAll(async () => {
+    server = await startReferenceServer('sqlite', { PLATFORM_RATE_LIMIT: '0' });
+    proxy = await startDefectiveProxy(server.url, DEFECT_NAMES);
+    const clientFor = async (instance: string) =>
+      platformClient(validator, proxy.url, await server.createClient(instance, scopes.split(' ')), scopes);
+    client = await clientFor('planted-defects');
+    otherTenant = await clientFor('planted-defects-other');
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it('reports each planted defect under its check and operation, and nothing else', async () => {
+    const report = await runContractTests({
+      api: 'platform',
+      target: 'the reference server on SQLite behind the defective proxy',
+      validator,
+      client,
+      otherTenant,
+      seed,
+      maxExamples: 10,
+      phases: ['examples', 'coverage', 'fuzz', 'stateful', 'transport'],
+      exemptions: PLATFORM_EXEMPTIONS,
+    });
+    writeReports(report, reportFiles('planted-defects'));
+    console.log(formatSummary(report));
+    expect(report.fatal).toBeUndefined();
+
+    const failures = failuresOf(report);
+    const reports = (defect: PlantedDefect, failure: Failure) =>
+      failure.check === defect.check && failure.operationId === defect.operationId;
+    // A defect explains a failure of its check or a secondary one, on its operation or where it also applies.
+    const explains = (defect: PlantedDefect, failure: Failure) =>
+      [defect.check, ...(defect.secondary ?? []).map((secondary) => secondary.check)].includes(
+        failure.check,
+      ) &&
+      (defect.alsoOn !== undefined || failure.operationId === defect.operationId);
+    const described = (failure: Failure) =>
+      `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`;
+
+    expect(
+      defects
+        .filter(([, defect]) => !failures.some((failure) => reports(defect, failure)))
+        .map(([name, defect]) => `${name}: no ${defect.check} failure on ${defect.operationId}`),
+    ).toEqual([]);
+    expect(
+      failures.filter((failure) => !defects.some(([, defect]) => explains(defect, failure))).map(described),
+    ).toEqual([]);
+  }, 120_000);
+});
