@@ -22,7 +22,7 @@ import {
   type PlantedDefect,
   startDefectiveProxy,
 } from '../fixture/defective-proxy.js';
-import { PLATFORM_EXEMPTIONS, reportFiles, testSeed } from '../support/run.js';
+import { describeFailure, PLATFORM_EXEMPTIONS, reportFiles, testSeed } from '../support/run.js';
 import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
@@ -75,8 +75,6 @@ describe('a server with planted defects (reference server on SQLite behind a def
         failure.check,
       ) &&
       (defect.alsoOn !== undefined || failure.operationId === defect.operationId);
-    const described = (failure: Failure) =>
-      `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`;
 
     expect(
       defects
@@ -84,7 +82,9 @@ describe('a server with planted defects (reference server on SQLite behind a def
         .map(([name, defect]) => `${name}: no ${defect.check} failure on ${defect.operationId}`),
     ).toEqual([]);
     expect(
-      failures.filter((failure) => !defects.some(([, defect]) => explains(defect, failure))).map(described),
+      failures
+        .filter((failure) => !defects.some(([, defect]) => explains(defect, failure)))
+        .map(describeFailure),
     ).toEqual([]);
   }, 120_000);
 });

@@ -20,7 +20,7 @@ import {
   webhooksPhase,
   writeReports,
 } from '../../src/index.js';
-import { PLATFORM_EXEMPTIONS, reportFiles, testSeed } from '../support/run.js';
+import { describeFailure, PLATFORM_EXEMPTIONS, reportFiles, testSeed } from '../support/run.js';
 import {
   type ReferenceServer,
   referenceServerDatabases,
@@ -118,12 +118,7 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
     writeReports(report, reportFiles(`platform-reference-${database}`));
     console.log(formatSummary(report));
     expect(report.fatal).toBeUndefined();
-    expect(
-      failuresOf(report).map(
-        (failure) =>
-          `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`,
-      ),
-    ).toEqual([]);
+    expect(failuresOf(report).map(describeFailure)).toEqual([]);
     expect(report.requests).toBeGreaterThanOrEqual(5000);
     expect(report.phases.map((phase) => phase.name)).toEqual([...PHASES]);
     // Every operation was called, and the stateful checks ran.

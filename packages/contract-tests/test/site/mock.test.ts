@@ -13,7 +13,7 @@ import {
   SpecValidator,
   writeReports,
 } from '../../src/index.js';
-import { reportFiles, testSeed } from '../support/run.js';
+import { describeFailure, reportFiles, testSeed } from '../support/run.js';
 
 const validator = new SpecValidator(loadBundle('site'));
 let mock: Awaited<ReturnType<typeof startMock>>;
@@ -54,11 +54,6 @@ describe('site API on the Prism mock', () => {
     writeReports(report, reportFiles('site-mock'));
     console.log(formatSummary(report));
     expect(report.fatal).toBeUndefined();
-    expect(
-      failuresOf(report).map(
-        (failure) =>
-          `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`,
-      ),
-    ).toEqual([]);
+    expect(failuresOf(report).map(describeFailure)).toEqual([]);
   }, 300_000);
 });

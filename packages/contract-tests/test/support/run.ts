@@ -2,7 +2,7 @@
 // reproducible; CONTRACT_TESTS_SEED=random or a number picks another — printed either way).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomSeed } from '../../src/index.js';
+import { type Failure, randomSeed } from '../../src/index.js';
 
 export const resultsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-results');
 
@@ -27,3 +27,8 @@ export function testSeed(): number {
  * schema) gets 400 `invalid_request`. The one exemption the repository's own runs use.
  */
 export const PLATFORM_EXEMPTIONS = ['positive_data_acceptance:createAccessToken'];
+
+/** A failure as an assertion shows it: check, operation, message, the curl line and the answer. */
+export function describeFailure(failure: Failure): string {
+  return `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`;
+}
