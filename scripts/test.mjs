@@ -256,7 +256,7 @@ async function runTests(databaseUrl) {
   return passed && totals.failed === 0 && !(ci && problems.length > 0);
 }
 
-/** `platform-reference-sqlite 6,046 (0 failed)` for each JUnit report a contract run wrote in this run. */
+/** `platform-reference-sqlite 6,046 (0 failures found)` for each JUnit report a contract run wrote in this run. */
 function contractRunSizes() {
   const dir = join(root, 'packages', 'contract-tests', 'test-results');
   if (!existsSync(dir)) return [];
@@ -269,7 +269,7 @@ function contractRunSizes() {
         0,
       );
       const failures = /<testsuites [^>]*failures="(\d+)"/.exec(xml)?.[1] ?? '?';
-      return `${file.replace(/\.junit\.xml$/, '')} ${requests.toLocaleString('en')} (${failures} failed)`;
+      return `${file.replace(/\.junit\.xml$/, '')} ${requests.toLocaleString('en')} (${failures} failures found)`;
     });
 }
 
