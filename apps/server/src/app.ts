@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { LiveClients } from './auth/live-clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
+import { VerifiedTokens } from './auth/tokens.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ServerConfig } from './config.js';
@@ -64,6 +65,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     keys,
     clients: await LiveClients.start(database),
     issuer: () => config.publicUrl,
+    verified: new VerifiedTokens(),
   };
 
   const services: Services = {

@@ -158,6 +158,10 @@ describeEachDialect('access tokens on %s', (dialect) => {
     const afterFirst = queries;
     for (let i = 0; i < 5; i++) expect(await verifyAccessToken(settings, access_token)).toEqual(first);
     expect(queries - afterFirst).toBe(0);
+    // Its signature was checked once: later uses re-check only expiry, key and client.
+    expect(settings.verified?.get(access_token)).toMatchObject({ sub: server.client.clientId });
+    server.clock.advance(3599_000);
+    expect(await verifyAccessToken(settings, access_token)).toBeUndefined();
     // A token naming a kid that is not ours is refused without asking the database either.
     const forgedKid = `${access_token.split('.')[0]}x.${access_token.split('.').slice(1).join('.')}`;
     expect(await verifyAccessToken(settings, forgedKid)).toBeUndefined();

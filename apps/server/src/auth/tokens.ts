@@ -85,6 +85,40 @@ export interface TokenSettings {
   clients: LiveClients;
   /** The `iss` of the tokens: the server's public base URL. */
   issuer: () => string;
+  /** Tokens whose signature and claims were verified (see VerifiedTokens); none cached when absent. */
+  verified?: VerifiedTokens;
+}
+
+/** What a verified token says that the per-request checks need. */
+interface VerifiedClaims {
+  kid: string;
+  sub: string;
+  scope: string;
+  /** Seconds since the epoch, as in the JWT. */
+  exp: number;
+  nbf?: number;
+}
+
+/** Past it, the cache starts afresh: a miss costs one signature check, not a database query. */
+const MAX_VERIFIED_TOKENS = 10_000;
+
+/**
+ * Tokens whose signature, issuer, audience and type held once, so that each later request with the same
+ * token costs a map lookup instead of an ECDSA verification. What can change is checked on every use:
+ * expiry (and not-before) against the clock, the signing key still verifying (retired past its grace:
+ * refused), and the client still existing (revocation).
+ */
+export class VerifiedTokens {
+  private readonly tokens = new Map<string, VerifiedClaims>();
+
+  get(token: string): VerifiedClaims | undefined {
+    return this.tokens.get(token);
+  }
+
+  set(token: string, claims: VerifiedClaims): void {
+    if (this.tokens.size >= MAX_VERIFIED_TOKENS) this.tokens.clear();
+    this.tokens.set(token, claims);
+  }
 }
 
 export async function issueAccessToken(
@@ -119,9 +153,32 @@ export async function verifyAccessToken(
   token: string,
 ): Promise<AuthContext | undefined> {
   if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;
-  let claims: Record<string, unknown>;
+  let claims = settings.verified?.get(token);
+  if (claims) {
+    const now = settings.clock.now() / 1000;
+    // jose's own rules: expired at `exp` (no tolerance), not valid before `nbf`.
+    if (now >= claims.exp || (claims.nbf !== undefined && now < claims.nbf)) return undefined;
+    if (!(await settings.keys.verificationKey(claims.kid))) return undefined;
+  } else {
+    claims = await verifySignedToken(settings, token);
+    if (!claims) return undefined;
+    settings.verified?.set(token, claims);
+  }
+  const client = await settings.clients.find(claims.sub);
+  if (!client) return undefined;
+  return {
+    clientId: claims.sub,
+    instanceId: client.instanceId,
+    instanceName: client.instanceName,
+    userId: client.userId,
+    scopes: claims.scope.split(' ').filter(Boolean),
+  };
+}
+
+/** The full check of a token: signature, type, issuer, audience, times and the claims we need. */
+async function verifySignedToken(settings: TokenSettings, token: string): Promise<VerifiedClaims | undefined> {
   try {
-    ({ payload: claims } = await jwtVerify(
+    const { payload, protectedHeader } = await jwtVerify(
       token,
       async (header) => {
         const key = await settings.keys.verificationKey(header.kid);
@@ -136,19 +193,13 @@ export async function verifyAccessToken(
         currentDate: new Date(settings.clock.now()),
         requiredClaims: ['exp', 'iat', 'jti', 'sub', 'scope'],
       },
-    ));
+    );
+    const { sub, scope, exp, nbf } = payload;
+    if (typeof sub !== 'string' || typeof scope !== 'string' || typeof exp !== 'number') return undefined;
+    if (typeof protectedHeader.kid !== 'string') return undefined;
+    return { kid: protectedHeader.kid, sub, scope, exp, nbf: typeof nbf === 'number' ? nbf : undefined };
   } catch (error) {
     if (error instanceof joseErrors.JOSEError) return undefined;
     throw error;
   }
-  if (typeof claims.sub !== 'string' || typeof claims.scope !== 'string') return undefined;
-  const client = await settings.clients.find(claims.sub);
-  if (!client) return undefined;
-  return {
-    clientId: claims.sub,
-    instanceId: client.instanceId,
-    instanceName: client.instanceName,
-    userId: client.userId,
-    scopes: claims.scope.split(' ').filter(Boolean),
-  };
 }

@@ -1,7 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type ColumnType, type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  type ColumnType,
+  type Generated,
+  Kysely,
+  PostgresDialect,
+  type PostgresPool,
+  type SqliteDatabase,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import { migrateToLatest, OUTBOX_CHANNEL } from './migrations.js';
 
@@ -371,7 +380,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
       if (config.onConnectionError) config.onConnectionError(error);
       else process.stderr.write(`PostgreSQL: an idle connection failed: ${error.message}\n`);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
     try {
       await migrateToLatest(db, 'postgres', schema);
     } catch (error) {
@@ -406,7 +415,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   try {
     await migrateToLatest(db, 'sqlite');
   } catch (error) {
@@ -420,14 +429,15 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
   });
   file.exec(`CREATE TEMP TRIGGER event_deliveries_written AFTER INSERT ON main.event_deliveries
     BEGIN SELECT ${OUTBOX_CHANNEL}(); END`);
-  let dataVersion = file.pragma('data_version', { simple: true });
+  const dataVersionStatement = file.prepare('PRAGMA data_version').pluck();
+  let dataVersion = dataVersionStatement.get();
   return {
     db,
     dialect: 'sqlite',
     changes: {
       notify: async () => {},
       changedElsewhere() {
-        const now = file.pragma('data_version', { simple: true });
+        const now = dataVersionStatement.get();
         if (now === dataVersion) return false;
         dataVersion = now;
         return true;
@@ -444,6 +454,70 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
       },
     },
     close: () => db.destroy(),
+  };
+}
+
+/** Distinct query texts that get a named (server-side prepared) statement; later ones run unnamed. */
+const MAX_NAMED_STATEMENTS = 1000;
+
+/**
+ * The pool as Kysely's PostgreSQL dialect sees it, with each parameterised query text a named statement:
+ * pg then parses and plans it once per connection and afterwards sends only Bind/Execute, where Kysely
+ * would have every query parsed anew. Queries without parameters keep the simple protocol (they may hold
+ * several statements, as migrations do).
+ */
+function withNamedStatements(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name && names.size < MAX_NAMED_STATEMENTS) {
+      name = `platform_${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  const patched = new WeakSet<pg.PoolClient>();
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  return {
+    options: pool.options,
+    end: () => pool.end(),
+    async connect() {
+      const client = await connect();
+      if (!patched.has(client)) {
+        patched.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        client.query = ((text: unknown, values?: unknown) => {
+          const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 && nameOf(text);
+          return name ? query({ name, text, values }) : query(text, values);
+        }) as typeof client.query;
+      }
+      return client;
+    },
+  };
+}
+
+/** Past it, the statement cache starts afresh (the server's queries are a few hundred distinct texts). */
+const MAX_CACHED_STATEMENTS = 2000;
+
+/**
+ * The database as Kysely's SQLite dialect sees it, with each SQL text prepared once: Kysely prepares
+ * every query anew, and preparing costs more than running a point query. better-sqlite3 runs statements
+ * synchronously (`all`/`run`; Kysely's `stream` is not used here), so one statement is never busy when
+ * reused, and SQLite re-prepares a statement by itself when the schema changes.
+ */
+function withStatementCache(file: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => file.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
+        statement = file.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
   };
 }
 
