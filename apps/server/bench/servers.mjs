@@ -1,0 +1,237 @@
+// Starts what the benchmark measures, each in a process of its own (never the load generator's): bare
+// node:http, the reference server on SQLite or PostgreSQL, the Prism mock. Also the HTTPS receiver of
+// event deliveries (in the calling process: it only counts) and the repository's private PostgreSQL when
+// no URL is given (scripts/postgres, shared with `npm test` so that neither stops it under the other).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import { join } from 'node:path';
+import { freePort } from '@platform-api/test-support';
+import {
+  forgetStarted,
+  recordStarted,
+  registerRun,
+  releaseRun,
+  shouldStop,
+} from '../../../scripts/lib/services.mjs';
+import { isRoot, root } from '../../../scripts/lib/toolchain.mjs';
+
+const serverCli = join(root, 'apps', 'server', 'dist', 'cli.js');
+const mockCli = join(root, 'apps', 'mock', 'dist', 'cli.js');
+const bareServer = join(root, 'apps', 'server', 'bench', 'bare-server.mjs');
+
+/** Every process started here and not yet stopped: stopAll() ends them on an interrupted run. */
+const live = new Set();
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether `url` answers 2xx now (a refused connection is a no). */
+async function answers(url, headers) {
+  try {
+    const response = await fetch(url, { headers });
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Spawns `node …args` and polls `ready` every 5 ms until it answers 2xx. `readyMs` is spawn → first 2xx:
+ * the cold start when `ready` is /readyz.
+ */
+async function startProcess(name, args, { env = process.env, ready, headers, timeoutMs = 60_000 }) {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const handle = {
+    pid: child.pid,
+    readyMs: 0,
+    async stop() {
+      live.delete(handle);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(force);
+    },
+  };
+  live.add(handle);
+  while (!(await answers(ready, headers))) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      live.delete(handle);
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${stderr}`);
+    }
+    if (performance.now() - started > timeoutMs) {
+      await handle.stop();
+      throw new Error(`${name} did not answer ${ready} within ${timeoutMs} ms:\n${stderr}`);
+    }
+    await sleep(5);
+  }
+  handle.readyMs = performance.now() - started;
+  return handle;
+}
+
+export async function stopAll() {
+  await Promise.all([...live].map((handle) => handle.stop()));
+}
+
+/** The VmRSS of a process in KiB, from /proc. */
+export function rssKiB(pid) {
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+}
+
+export async function startBare() {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  return { url, ...(await startProcess('bare node:http', [bareServer, String(port)], { ready: url })) };
+}
+
+/** Prism on the platform bundle (apps/mock's CLI), ready once `probePath` answers 2xx with `headers`. */
+export async function startPrism(probePath, headers) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, MOCK_PLATFORM_PORT: String(port) };
+  const handle = await startProcess('the Prism mock', [mockCli, 'platform'], {
+    env,
+    ready: `${url}${probePath}`,
+    headers,
+  });
+  return { url, ...handle };
+}
+
+/**
+ * The reference server's environment: the benchmark's settings (no logs, no dev instance, no rate limit)
+ * on SQLite in `dataDir`, or on PostgreSQL in `schema`; loopback webhook targets allowed and `caFile`
+ * trusted, for the event delivery measurement.
+ */
+export function referenceEnv({ dataDir, databaseUrl, schema, caFile }) {
+  const env = {
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    PLATFORM_BOOTSTRAP: 'false',
+    PLATFORM_RATE_LIMIT: '0',
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32,::1',
+    PLATFORM_WEBHOOK_CA_FILE: caFile,
+    NODE_EXTRA_CA_CERTS: caFile,
+  };
+  delete env.DATABASE_URL;
+  delete env.PLATFORM_DATABASE_SCHEMA;
+  if (databaseUrl) Object.assign(env, { DATABASE_URL: databaseUrl, PLATFORM_DATABASE_SCHEMA: schema });
+  return env;
+}
+
+/** `clients create` with every scope (before `serve`: it also migrates the database). */
+export function createClient(env) {
+  return JSON.parse(
+    execFileSync(
+      process.execPath,
+      [serverCli, 'clients', 'create', '--instance', 'bench', '--scopes', 'user,data,chat', '--json'],
+      { cwd: root, env, encoding: 'utf8' },
+    ),
+  );
+}
+
+/** `serve` on a free port; `nodeArgs` go to node itself (`--cpu-prof`, which NODE_OPTIONS refuses). */
+export async function startReference(env, nodeArgs = []) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const handle = await startProcess(
+    'the reference server',
+    [...nodeArgs, serverCli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--public-url', url],
+    { env, ready: `${url}/readyz` },
+  );
+  return { url, ...handle };
+}
+
+/**
+ * A local HTTPS server that answers every POST with 204 and hands `onRequest` its headers, body and
+ * arrival time (Date.now(): the same clock as the sender's stamps, other process, same machine).
+ */
+export async function startReceiver(certificate, onRequest) {
+  const server = https.createServer(
+    { key: certificate.key, cert: certificate.cert, keepAliveTimeout: 60_000 },
+    (request, response) => {
+      const chunks = [];
+      request.on('data', (chunk) => chunks.push(chunk));
+      request.on('end', () => {
+        const at = Date.now();
+        response.writeHead(204).end();
+        onRequest({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at });
+      });
+    },
+  );
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: (path) => `https://127.0.0.1:${server.address().port}${path}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
+const postgresScript = 'scripts/postgres/postgres.sh';
+
+/**
+ * A PostgreSQL URL: PLATFORM_TEST_DATABASE_URL or DATABASE_URL when set (used, never stopped), else the
+ * repository's private cluster brought up as `npm test` does and stopped by release() if this run started
+ * it. `{ skipped: reason }` when none can be had.
+ */
+export function providePostgres() {
+  const given = process.env.PLATFORM_TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (given) return { url: given, release() {} };
+  const installed =
+    existsSync('/usr/lib/postgresql') &&
+    readdirSync('/usr/lib/postgresql').some((v) =>
+      existsSync(join('/usr/lib/postgresql', v, 'bin', 'initdb')),
+    );
+  if (!installed && !(isRoot && existsSync('/usr/bin/apt-get'))) {
+    return {
+      skipped:
+        "its server is not installed, and installing it needs root and apt-get; install Debian's postgresql or set PLATFORM_TEST_DATABASE_URL",
+    };
+  }
+  registerRun();
+  const responsible = shouldStop('PostgreSQL', postgresScript);
+  // Its progress goes to stderr: stdout is the report.
+  const up = spawnSync('bash', [postgresScript, 'up'], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (up.status === 0 && responsible) recordStarted('PostgreSQL', postgresScript);
+  const release = () => {
+    const others = releaseRun();
+    if (!responsible || others.length > 0) return;
+    spawnSync('bash', [postgresScript, 'stop'], { cwd: root, stdio: ['ignore', 2, 2] });
+    forgetStarted('PostgreSQL');
+  };
+  if (up.status !== 0) {
+    release();
+    return {
+      skipped: `bash ${postgresScript} up failed (exit ${up.status ?? up.signal}; its output is above)`,
+    };
+  }
+  const env = spawnSync('bash', [postgresScript, 'env'], { cwd: root, encoding: 'utf8' }).stdout ?? '';
+  const url = /^export PLATFORM_TEST_DATABASE_URL=(\S+)$/m.exec(env)?.[1];
+  if (!url) {
+    release();
+    return { skipped: `bash ${postgresScript} env printed no PLATFORM_TEST_DATABASE_URL` };
+  }
+  return { url, release };
+}
+
+/** Runs `sql` on the database at `url` (pg, the server's own driver); the rows. */
+export async function query(url, sql) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
