@@ -176,7 +176,10 @@ export async function verifyAccessToken(
 }
 
 /** The full check of a token: signature, type, issuer, audience, times and the claims we need. */
-async function verifySignedToken(settings: TokenSettings, token: string): Promise<VerifiedClaims | undefined> {
+async function verifySignedToken(
+  settings: TokenSettings,
+  token: string,
+): Promise<VerifiedClaims | undefined> {
   try {
     const { payload, protectedHeader } = await jwtVerify(
       token,
