@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CHECK_NAMES,
   type ContractClient,
   type Failure,
   failuresOf,
@@ -29,6 +30,10 @@ const validator = new SpecValidator(loadBundle('platform'));
 const scopes = 'user data chat';
 const seed = testSeed();
 const defects: Array<[string, PlantedDefect]> = Object.entries(DEFECTS);
+// No defect is planted for oversized_body, and a node:http proxy cannot relay the real server's answer to
+// one: Fastify refuses the body before reading it and closes the connection, so the proxy's write fails
+// (EPIPE) and the refusal is lost before it is parsed. server.test.ts checks oversized_body directly.
+const checks = CHECK_NAMES.filter((check) => check !== 'oversized_body');
 
 describe('a server with planted defects (reference server on SQLite behind a defective proxy)', () => {
   let server: ReferenceServer;
@@ -60,6 +65,7 @@ describe('a server with planted defects (reference server on SQLite behind a def
       seed,
       maxExamples: 10,
       phases: ['examples', 'coverage', 'fuzz', 'stateful', 'transport'],
+      checks,
       exemptions: PLATFORM_EXEMPTIONS,
     });
     writeReports(report, reportFiles('planted-defects'));
