@@ -13,7 +13,7 @@ import { ConfigError, loadConfig, optionsHelp, parseFlags, type ServerConfig } f
 import { createDatabase } from './db/database.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startSweeper } from './delivery/sweeper.js';
-import { createLogger } from './logger.js';
+import { createLogger, prettyDestination } from './logger.js';
 import { declaredScopes, loadPlatformSpec } from './spec.js';
 
 /*
@@ -74,7 +74,10 @@ export function formatDevCredentials(client: CreatedClient, config: ServerConfig
 
 async function serve(flags: Map<string, string | true>): Promise<void> {
   const config = loadConfig(flags);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(
+    config.logLevel,
+    config.logFormat === 'pretty' ? prettyDestination(process.stdout) : undefined,
+  );
   const clock = systemClock;
   const doc = loadPlatformSpec();
   const database = await createDatabase({

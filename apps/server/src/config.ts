@@ -17,7 +17,11 @@ export interface ServerConfig {
   databaseSchema: string | undefined;
   /** Base URL clients reach this server at; used in Location headers and event callback URLs. */
   publicUrl: string;
+  /** Where the API's reference documentation is hosted, for the root's links; none when unset. */
+  docsUrl: string | undefined;
   logLevel: string;
+  /** `json` (one JSON object per line, for log collectors) or `pretty` (short lines, for development). */
+  logFormat: 'json' | 'pretty';
   /** Access token lifetime in seconds. */
   tokenTtlSeconds: number;
   /** Event callback (x-chat-bot-token) lifetime in ms. */
@@ -114,12 +118,18 @@ export const CONFIG_OPTIONS = {
     env: 'PLATFORM_PUBLIC_URL',
     help: 'public base URL (default http://localhost:<port>)',
   },
+  docsUrl: {
+    flag: 'docs-url',
+    env: 'PLATFORM_DOCS_URL',
+    help: "the reference docs' URL, linked from GET /",
+  },
   logLevel: {
     flag: 'log-level',
     env: 'LOG_LEVEL',
     help: 'fatal|error|warn|info|debug|trace|silent',
     default: 'info',
   },
+  logFormat: { flag: 'log-format', env: 'LOG_FORMAT', help: 'json|pretty', default: 'json' },
   tokenTtl: { flag: 'token-ttl', env: 'PLATFORM_TOKEN_TTL', help: 'access token lifetime', default: '3599s' },
   callbackTtl: {
     flag: 'callback-ttl',
@@ -327,9 +337,24 @@ export function loadConfig(
     }
   }
 
+  let docsUrl: string | undefined;
+  const docsRaw = raw('docsUrl');
+  if (docsRaw) {
+    try {
+      const u = new URL(docsRaw.value);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+      docsUrl = u.href;
+    } catch {
+      problems.push(`${docsRaw.source} must be an http(s) URL, got "${docsRaw.value}"`);
+    }
+  }
+
   const logLevel = setting('logLevel').value;
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`log level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const logFormat = setting('logFormat').value;
+  if (logFormat !== 'json' && logFormat !== 'pretty')
+    problems.push(`log format must be json or pretty, got "${logFormat}"`);
 
   const tokenTtlSeconds = Math.round(duration('tokenTtl', 1000) / 1000);
   const callbackTtlMs = duration('callbackTtl', 1000);
@@ -384,7 +409,9 @@ export function loadConfig(
     databaseUrl,
     databaseSchema,
     publicUrl,
+    docsUrl,
     logLevel,
+    logFormat: logFormat as ServerConfig['logFormat'],
     tokenTtlSeconds,
     callbackTtlMs,
     bodyLimitBytes,

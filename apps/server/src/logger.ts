@@ -66,3 +66,59 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO ',
+  40: 'WARN ',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+/**
+ * Development output (`--log-format pretty`): one short line per event, and one per request —
+ * `GET /v1/users?limit=5 → 200 (3 ms)` — instead of Fastify's pair of JSON lines. It formats the lines
+ * pino has already redacted, so nothing secret gets through that the JSON format would hide.
+ */
+export function prettyDestination(out: NodeJS.WritableStream): pino.DestinationStream {
+  /** reqId → request line, from "incoming request" until "request completed". */
+  const inFlight = new Map<string, string>();
+  return {
+    write(line: string) {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        out.write(line);
+        return;
+      }
+      const { level, time, msg, reqId, req, res, responseTime, err, pid, hostname, ...rest } = entry as {
+        [key: string]: unknown;
+        req?: { method?: string; url?: string };
+        res?: { statusCode?: number };
+        err?: { stack?: string; message?: string };
+      };
+      const id = String(reqId);
+      if (req && reqId !== undefined) {
+        // Requests abandoned before completion must not pile up.
+        if (inFlight.size > 10_000) inFlight.clear();
+        inFlight.set(id, `${req.method} ${req.url}`);
+        return;
+      }
+      let text = String(msg ?? '');
+      if (res && reqId !== undefined) {
+        text = `${inFlight.get(id) ?? '(request)'} → ${res.statusCode} (${Math.round(Number(responseTime))} ms)`;
+        inFlight.delete(id);
+      }
+      const clock = new Date(Number(time)).toTimeString().slice(0, 8);
+      const fields = Object.entries(rest)
+        .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .join(' ');
+      const stack = err ? `\n${err.stack ?? err.message ?? ''}` : '';
+      out.write(
+        `${clock} ${LEVEL_NAMES[Number(level)] ?? level} ${text}${fields ? ` ${fields}` : ''}${stack}\n`,
+      );
+    },
+  };
+}

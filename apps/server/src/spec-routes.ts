@@ -151,12 +151,16 @@ export function registerSpecRoutes(
     const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
     const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
     const successStatus = operation.successStatus ?? 200;
+    // Health checks are polled every few seconds by orchestrators: their requests are not worth a log
+    // line each; their warnings and errors still are.
+    const polled = (operation.node.tags as string[] | undefined)?.includes('Health') ?? false;
 
     app.route({
       method: method as 'GET',
       url,
       schema: fastifySchemaFor(operation),
       config: { operation },
+      ...(polled ? { logLevel: 'warn' } : {}),
       onRequest: guard.onRequest,
       preHandler: guard.preHandler,
       preValidation: async (request: FastifyRequest) => {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
+import { createLogger, prettyDestination } from '../src/logger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 describe('logs (sqlite)', () => {
@@ -69,5 +69,33 @@ describe('logs (sqlite)', () => {
     expect(text).not.toContain('b'.repeat(64));
     expect(text).not.toContain('hunter2');
     expect(text).toContain('[redacted]');
+  });
+});
+
+describe('development logs (--log-format pretty, sqlite)', () => {
+  let server: TestServer;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    server = await startTestServer('sqlite', {}, { logger: createLogger('info', prettyDestination(sink)) });
+  });
+  afterAll(async () => server?.close());
+
+  it('show one short line per request, no health or readiness poll, and no secret', async () => {
+    const token = await server.token();
+    lines.length = 0;
+    await server.call('GET', '/healthz');
+    await server.call('GET', '/readyz');
+    await server.call('GET', `/v1/users/424242?access_token=${token}`, { token });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d INFO {2}GET \/v1\/users\/424242\?access_token=\[redacted\] → 404 \(\d+ ms\)$/,
+    );
+    expect(lines.join('\n')).not.toContain(token);
   });
 });
