@@ -1,15 +1,50 @@
-// `npm start`: installs the workspace, builds what runs, then starts the reference server (embedded
-// SQLite in ./data), the Prism mocks of both APIs and the docs site, and prints their URLs.
-// Ctrl-C stops them all.
+// `npm start`: checks its ports, installs the workspace, builds what runs, then starts the reference
+// server (embedded SQLite in ./data), the Prism mocks of both APIs and the docs site, and prints their
+// URLs. Ctrl-C or SIGTERM stops them all.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { installWorkspace, log, pnpm, root, turboEnv } from './lib/toolchain.mjs';
 
-const ports = {
-  server: Number(process.env.PORT ?? 3000),
-  platformMock: Number(process.env.MOCK_PLATFORM_PORT ?? 4010),
-  siteMock: Number(process.env.MOCK_SITE_PORT ?? 4011),
-  docs: Number(process.env.DOCS_PORT ?? 4000),
+/** Each port, the variable that moves it, and what listens there. */
+const portSettings = {
+  server: { variable: 'PORT', fallback: 3000, what: 'the reference server' },
+  platformMock: { variable: 'MOCK_PLATFORM_PORT', fallback: 4010, what: 'the platform API mock' },
+  siteMock: { variable: 'MOCK_SITE_PORT', fallback: 4011, what: 'the site API mock' },
+  docs: { variable: 'DOCS_PORT', fallback: 4000, what: 'the docs' },
 };
+const ports = Object.fromEntries(
+  Object.entries(portSettings).map(([key, { variable, fallback }]) => [
+    key,
+    Number(process.env[variable] ?? fallback),
+  ]),
+);
+
+/** Whether nothing listens on the port (any address: a listener on 127.0.0.1 or :: counts). */
+function isFree(port) {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: '0.0.0.0', exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+// Before anything else: a busy port would otherwise show up as another instance's "Running" URLs and
+// then a crash.
+const busy = [];
+for (const [key, setting] of Object.entries(portSettings)) {
+  const port = ports[key];
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    busy.push(`${setting.variable}=${process.env[setting.variable]} is not a TCP port`);
+  } else if (!(await isFree(port))) {
+    busy.push(
+      `port ${port} (${setting.what}) is in use — stop what listens there, or move it: ${setting.variable}=${port + 100} npm start`,
+    );
+  }
+}
+if (busy.length > 0) {
+  console.error(`npm start cannot start:\n${busy.map((line) => `  - ${line}`).join('\n')}`);
+  process.exit(1);
+}
 
 const services = [
   {
@@ -22,6 +57,11 @@ const services = [
       String(ports.server),
       '--data-dir',
       process.env.PLATFORM_DATA_DIR ?? 'data',
+      '--docs-url',
+      `http://localhost:${ports.docs}/`,
+      // Short lines for a console (LOG_FORMAT=json restores the JSON a log collector wants).
+      '--log-format',
+      process.env.LOG_FORMAT ?? 'pretty',
     ],
     ready: `http://127.0.0.1:${ports.server}/readyz`,
     urls: [`Reference platform server: http://localhost:${ports.server}`],
@@ -88,16 +128,24 @@ const children = services.map((service) => {
 });
 
 let stopping = false;
+/**
+ * Asks every service to stop and waits for them: the server finishes in-flight requests and deliveries
+ * first (up to 30 s). A second signal, or 35 s, kills what is left.
+ */
 function stop(code = 0) {
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  if (stopping) {
+    for (const child of running) child.kill('SIGKILL');
+    process.exit(code || 1);
+  }
   stopping = true;
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  setTimeout(() => process.exit(code), 3000).unref();
-  Promise.all(
-    children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)),
-  ).then(() => process.exit(code));
+  for (const child of running) child.kill('SIGTERM');
+  setTimeout(() => stop(code), 35_000).unref();
+  Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve)))).then(() =>
+    process.exit(code),
+  );
 }
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
 
 async function waitFor(url, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
