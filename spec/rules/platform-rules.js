@@ -54,6 +54,31 @@ function errorResponseShared() {
   };
 }
 
+/**
+ * A deprecated operation names when it was deprecated and when it may go (`x-deprecated-since`, `x-sunset`,
+ * quoted YYYY-MM-DD dates): the reference server sends them as Deprecation and Sunset headers.
+ */
+function deprecationDates() {
+  return {
+    Operation(operation, ctx) {
+      if (operation.deprecated !== true) return;
+      for (const key of ['x-deprecated-since', 'x-sunset']) {
+        const value = operation[key];
+        if (
+          typeof value !== 'string' ||
+          !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+          Number.isNaN(Date.parse(value))
+        ) {
+          ctx.report({
+            message: `A deprecated operation needs ${key} as a quoted date ('2027-06-01').`,
+            location: ctx.location.child(key),
+          });
+        }
+      }
+    },
+  };
+}
+
 export default function platformRulesPlugin() {
   return {
     id: 'platform-rules',
@@ -61,6 +86,7 @@ export default function platformRulesPlugin() {
       oas3: {
         'success-response-with-example': successResponseWithExample,
         'error-response-shared': errorResponseShared,
+        'deprecation-dates': deprecationDates,
       },
     },
   };

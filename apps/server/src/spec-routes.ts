@@ -154,6 +154,7 @@ export function registerSpecRoutes(
     // Health checks are polled every few seconds by orchestrators: their requests are not worth a log
     // line each; their warnings and errors still are.
     const polled = (operation.node.tags as string[] | undefined)?.includes('Health') ?? false;
+    const deprecation = deprecationHeaders(operation);
 
     app.route({
       method: method as 'GET',
@@ -161,6 +162,13 @@ export function registerSpecRoutes(
       schema: fastifySchemaFor(operation),
       config: { operation },
       ...(polled ? { logLevel: 'warn' } : {}),
+      ...(deprecation
+        ? {
+            onSend: async (_request: FastifyRequest, reply: FastifyReply) => {
+              reply.headers(deprecation);
+            },
+          }
+        : {}),
       onRequest: guard.onRequest,
       preHandler: guard.preHandler,
       preValidation: async (request: FastifyRequest) => {
@@ -240,4 +248,17 @@ export function registerSpecRoutes(
   };
   app.setNotFoundHandler(answerNoRoute);
   return answerNoRoute;
+}
+
+/**
+ * `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) for an operation marked `deprecated: true` with
+ * `x-deprecated-since` and `x-sunset` dates (spec/README.md, "Versions"; a lint rule asks for both).
+ */
+export function deprecationHeaders(operation: Operation): Record<string, string> | undefined {
+  if (!operation.deprecated) return undefined;
+  const since = Date.parse(String(operation.node['x-deprecated-since']));
+  const sunset = Date.parse(String(operation.node['x-sunset']));
+  if (Number.isNaN(since) || Number.isNaN(sunset))
+    throw new Error(`${operation.operationId} is deprecated without x-deprecated-since and x-sunset dates`);
+  return { deprecation: `@${Math.floor(since / 1000)}`, sunset: new Date(sunset).toUTCString() };
 }

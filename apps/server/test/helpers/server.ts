@@ -29,7 +29,12 @@ export interface TestServer {
 export async function startTestServer(
   dialect: Dialect,
   overrides: Partial<ServerConfig> = {},
-  options: { checkWebhookTarget?: PlatformApp['services']['checkWebhookTarget']; logger?: Logger } = {},
+  options: {
+    checkWebhookTarget?: PlatformApp['services']['checkWebhookTarget'];
+    logger?: Logger;
+    /** A variant of the bundle (a test's own edit of it); default the platform bundle. */
+    doc?: typeof doc;
+  } = {},
 ): Promise<TestServer> {
   const fresh = await freshDatabase(dialect);
   const clock = manualClock(Date.UTC(2026, 0, 15, 12, 0, 0));
@@ -50,7 +55,7 @@ export async function startTestServer(
     config,
     database: fresh.database,
     clock,
-    doc,
+    doc: options.doc ?? doc,
     logger: options.logger ?? pino({ level: 'silent' }),
     // Test receivers live on example hosts that do not resolve here: accept them; SSRF has its own test.
     checkWebhookTarget: options.checkWebhookTarget ?? (async () => ({ ok: true })),
