@@ -305,9 +305,10 @@ async function benchDatabase(label, databaseUrl) {
       for (const [name, target] of scenarios) result.rows.push(await measure(name, target, `${label}: `));
       result.bareRuns.push(await measureBare(`${label}: `));
       result.bare = result.bareRuns.reduce((best, run) => (run.rps > best.rps ? run : best));
-      if (values.only) return result;
-
+      // `--only event` measures event delivery alone; any other --only, the matching scenarios alone.
+      if (values.only && !'event delivery'.includes(values.only)) return result;
       result.events = await eventDelivery(server.url, bearer, channelId);
+      if (values.only) return result;
       progress(`${label}: createPlatformClient against raw fetch, sequential`);
       result.client = await compareClient({
         baseUrl: server.url,

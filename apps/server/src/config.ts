@@ -38,6 +38,8 @@ export interface ServerConfig {
     retryScheduleMs: number[];
     pollIntervalMs: number;
     batchSize: number;
+    /** Attempts in flight at once, per dispatcher. */
+    concurrency: number;
     leaseMs: number;
     allowList: string[];
     caCertificates: string | undefined;
@@ -201,7 +203,13 @@ export const CONFIG_OPTIONS = {
     flag: 'delivery-batch-size',
     env: 'PLATFORM_DELIVERY_BATCH_SIZE',
     help: 'rows claimed per poll',
-    default: '10',
+    default: '32',
+  },
+  concurrency: {
+    flag: 'delivery-concurrency',
+    env: 'PLATFORM_DELIVERY_CONCURRENCY',
+    help: 'webhook attempts in flight at once',
+    default: '64',
   },
   lease: { flag: 'delivery-lease', env: 'PLATFORM_DELIVERY_LEASE', help: 'claim lease', default: '60s' },
   retention: {
@@ -425,6 +433,7 @@ export function loadConfig(
       retryScheduleMs,
       pollIntervalMs: duration('pollInterval'),
       batchSize: integer('batchSize', 1, 1000),
+      concurrency: integer('concurrency', 1, 10_000),
       leaseMs: duration('lease', 1000),
       allowList,
       caCertificates,

@@ -86,8 +86,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     timeoutMs: settings.timeoutMs,
     allowList: parseAllowList(settings.allowList),
     caCertificates: settings.caCertificates,
-    // The poll loop and drain() may each have a batch in flight.
-    maxSocketsPerHost: settings.batchSize * 2,
+    maxSocketsPerHost: settings.concurrency,
   });
 
   let stopping = false;
@@ -100,7 +99,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     wakeSleeper?.();
   }
 
-  async function claim(): Promise<ClaimedDelivery[]> {
+  async function claim(limit: number): Promise<ClaimedDelivery[]> {
     const now = clock.now();
     let due = db
       .selectFrom('event_deliveries')
@@ -109,7 +108,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
       .orderBy('next_attempt_at')
-      .limit(settings.batchSize);
+      .limit(limit);
     // PostgreSQL: rows another instance is claiming right now are skipped, not waited for. SQLite: the
     // single UPDATE … RETURNING statement is atomic (one writer at a time), which is the whole claim.
     if (dialect === 'postgres') due = due.forUpdate().skipLocked();
@@ -301,29 +300,54 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     });
   }
 
-  /** Batches being claimed or delivered, by the poll loop or by drain(). */
-  const activeBatches = new Set<Promise<number>>();
+  /*
+   * A window of attempts, not lock-step batches: whenever fewer than `concurrency` attempts are in flight,
+   * the dispatcher claims at most as many due rows as there is room for (never more: a claimed row's lease
+   * runs while it waits) and starts them at once. A slow receiver then holds one slot, not a whole batch.
+   */
+  /** Attempts in flight, and claims being made (by the poll loop or by drain()). */
+  const inFlight = new Set<Promise<void>>();
+  const claiming = new Set<Promise<number>>();
+  let slotFreed: (() => void) | undefined;
 
-  /** Claims one batch and delivers it; resolves with the number of rows claimed. */
-  function runBatch(): Promise<number> {
-    const batch = (async () => {
-      const rows = await claim();
-      await Promise.all(
-        rows.map((row) =>
-          deliver(row).catch((error: unknown) => {
+  function room(): number {
+    return Math.min(settings.batchSize, settings.concurrency - inFlight.size);
+  }
+
+  /** Claims up to `limit` rows and starts delivering them; resolves with the number claimed. */
+  function claimAndStart(limit: number): Promise<number> {
+    const claimed = claim(limit).then((rows) => {
+      for (const row of rows) {
+        const delivery = deliver(row)
+          .catch((error: unknown) => {
             // The lease will run out and the row will be tried again.
             logger.error({ deliveryId: row.id, err: error }, 'webhook delivery could not be recorded');
-          }),
-        ),
-      );
+          })
+          .finally(() => {
+            inFlight.delete(delivery);
+            slotFreed?.();
+          });
+        inFlight.add(delivery);
+      }
       return rows.length;
-    })();
-    activeBatches.add(batch);
-    void batch.then(
-      () => activeBatches.delete(batch),
-      () => activeBatches.delete(batch),
+    });
+    claiming.add(claimed);
+    void claimed.then(
+      () => claiming.delete(claimed),
+      () => claiming.delete(claimed),
     );
-    return batch;
+    return claimed;
+  }
+
+  /** Resolves when an attempt finishes (a slot is free) or the dispatcher stops. */
+  function slotFree(): Promise<void> {
+    return new Promise((resolve) => {
+      slotFreed = () => {
+        slotFreed = undefined;
+        resolve();
+      };
+      if (stopping) slotFreed();
+    });
   }
 
   function sleep(ms: number): Promise<void> {
@@ -341,14 +365,20 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   async function loop(): Promise<void> {
     while (!stopping) {
       wakeRequested = false;
+      const limit = room();
+      if (limit <= 0) {
+        await slotFree();
+        continue;
+      }
       let claimed = 0;
       try {
-        claimed = await runBatch();
+        claimed = await claimAndStart(limit);
       } catch (error) {
         logger.error({ err: error }, 'webhook dispatcher poll failed');
       }
-      // A full batch means there is probably more due work: poll again at once; so does a wake meanwhile.
-      if (!stopping && !wakeRequested && claimed < settings.batchSize) await sleep(settings.pollIntervalMs);
+      // As many rows as asked for means there is probably more due work: claim again at once (once there
+      // is room); so does a wake meanwhile. Otherwise sleep until the next poll or wake.
+      if (!stopping && !wakeRequested && claimed < limit) await sleep(settings.pollIntervalMs);
     }
   }
 
@@ -365,19 +395,22 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       stopping = true;
       await (await unsubscribed)();
       wakeSleeper?.();
+      slotFreed?.();
       await running;
-      await Promise.allSettled(activeBatches);
+      await Promise.allSettled(claiming);
+      await Promise.allSettled(inFlight);
       sender.close();
       logger.debug('webhook dispatcher stopped');
     },
     async drain() {
       while (!stopping) {
-        const claimed = await runBatch();
-        // Nothing left to claim: done once the poll loop's batch has finished too (it may hold rows
-        // this claim skipped, and its failures may make rows due again).
+        const limit = room();
+        const claimed = limit > 0 ? await claimAndStart(limit) : 0;
+        // Nothing claimed: done once nothing is being claimed or sent any more (the poll loop's claim may
+        // hold rows this one skipped, and failed attempts may make rows due again).
         if (claimed === 0) {
-          if (activeBatches.size === 0) return;
-          await Promise.allSettled(activeBatches);
+          if (claiming.size === 0 && inFlight.size === 0) return;
+          await Promise.allSettled([...claiming, ...inFlight]);
         }
       }
     },

@@ -25,9 +25,11 @@ describeEachDialect('several dispatchers on one %s outbox', (dialect) => {
       const handle = i === 0 ? f.database : await f.database.reopen();
       if (handle !== f.database) extraHandles.push(handle);
       dispatchers.push(
-        // Small batches and a tight poll make the claims race as hard as possible.
+        // Small batches and a tight poll make the claims race as hard as possible. A small window keeps the
+        // TLS handshakes of 3 × 64 new connections (client and receiver in this one process) from
+        // starving the event loop past the delivery timeout.
         f.startDispatcher(
-          { batchSize: 4, pollIntervalMs: 1 },
+          { batchSize: 4, concurrency: 8, pollIntervalMs: 1 },
           { database: handle, workerId: `instance-${i}` },
         ),
       );
