@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { randomToken, sha256Hex } from '../auth/secrets.js';
+import { compiledQuery } from '../db/compiled-query.js';
 import type { Database } from '../db/database.js';
 
 /*
@@ -10,6 +11,27 @@ import type { Database } from '../db/database.js';
  */
 
 export const CALLBACK_TOKEN_HEADER = 'x-chat-bot-token';
+
+// One per delivery attempt: compiled once (db/compiled-query.ts).
+const insertCallbackToken = compiledQuery(
+  (
+    db: Kysely<Database>,
+    tokenHash: string,
+    instanceId: number,
+    integrationId: string,
+    channelId: string,
+    expiresAt: number,
+    createdAt: number,
+  ) =>
+    db.insertInto('callback_tokens').values({
+      token_hash: tokenHash,
+      instance_id: instanceId,
+      integration_id: integrationId,
+      channel_id: channelId,
+      expires_at: expiresAt,
+      created_at: createdAt,
+    }),
+);
 
 export interface CallbackTarget {
   instanceId: number;
@@ -35,17 +57,15 @@ export async function withCallbackToken(
     throw new Error('stored payload has no channel id or callback');
   }
   const token = randomToken(32, 'hex');
-  await db
-    .insertInto('callback_tokens')
-    .values({
-      token_hash: sha256Hex(token),
-      instance_id: target.instanceId,
-      integration_id: target.integrationId,
-      channel_id: channelId,
-      expires_at: target.eventAt + target.callbackTtlMs,
-      created_at: target.now,
-    })
-    .execute();
+  await insertCallbackToken(
+    db,
+    sha256Hex(token),
+    target.instanceId,
+    target.integrationId,
+    channelId,
+    target.eventAt + target.callbackTtlMs,
+    target.now,
+  );
   payload.callback.headers = { ...payload.callback.headers, [CALLBACK_TOKEN_HEADER]: token };
   return JSON.stringify(payload);
 }

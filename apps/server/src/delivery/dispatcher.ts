@@ -7,11 +7,12 @@
 // `webhook-id` (the row id, stable across attempts). See docs/delivery.md.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
-import type { DatabaseHandle, EventDeliveriesTable } from '../db/database.js';
+import { compiledQuery } from '../db/compiled-query.js';
+import type { Database, DatabaseHandle, EventDeliveriesTable } from '../db/database.js';
 import { withCallbackToken } from './callback-tokens.js';
 import { parseRetryAfterMs, retryAfterCapMs, retryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender } from './sender.js';
@@ -68,6 +69,14 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 const USER_AGENT = 'platform-api-webhooks/1';
+
+// Read for every attempt: compiled once (db/compiled-query.ts).
+const selectSubscription = compiledQuery((db: Kysely<Database>, id: string) =>
+  db.selectFrom('subscriptions').select(['id', 'disabled_at']).where('id', '=', id),
+);
+const selectIntegration = compiledQuery((db: Kysely<Database>, id: string) =>
+  db.selectFrom('integrations').select(['id', 'signing_secret']).where('id', '=', id),
+);
 
 export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const { database, logger: parentLogger, clock } = options;
@@ -182,16 +191,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function attempt(row: ClaimedDelivery): Promise<AttemptOutcome> {
     const [subscription, integration] = await Promise.all([
-      db
-        .selectFrom('subscriptions')
-        .select(['id', 'disabled_at'])
-        .where('id', '=', row.subscription_id)
-        .executeTakeFirst(),
-      db
-        .selectFrom('integrations')
-        .select(['id', 'signing_secret'])
-        .where('id', '=', row.integration_id)
-        .executeTakeFirst(),
+      selectSubscription(db, row.subscription_id).then((result) => result.rows[0]),
+      selectIntegration(db, row.integration_id).then((result) => result.rows[0]),
     ]);
     // A deleted integration or subscription receives nothing more, not even events already queued.
     if (!integration) return { kind: 'permanent', status: null, error: 'integration deleted' };

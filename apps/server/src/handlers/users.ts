@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, UsersTable } from '../db/database.js';
 import {
   compact,
@@ -31,16 +32,24 @@ function employeeNumberOf(digits: string | null): number | undefined {
   return Number.isSafeInteger(n) ? n : (BigInt(digits) as unknown as number);
 }
 
-async function groupsOf(db: Kysely<Database>, userId: number) {
-  return db
+const selectGroupsOf = compiledQuery((db: Kysely<Database>, userId: number) =>
+  db
     .selectFrom('group_members')
     .innerJoin('groups', 'groups.id', 'group_members.group_id')
     .select(['groups.id', 'groups.name'])
     .where('group_members.user_id', '=', userId)
     .where('groups.deleted_at', 'is', null)
-    .orderBy('groups.id')
-    .execute();
+    .orderBy('groups.id'),
+);
+
+async function groupsOf(db: Kysely<Database>, userId: number) {
+  return (await selectGroupsOf(db, userId)).rows;
 }
+
+/** getUser's read, on every call: compiled once. */
+const selectUser = compiledQuery((db: Kysely<Database>, id: number, instanceId: number) =>
+  db.selectFrom('users').selectAll().where('id', '=', id).where('instance_id', '=', instanceId),
+);
 
 /** The User representation. */
 async function userBody(db: Kysely<Database>, row: UserRow): Promise<Schemas['User']> {
@@ -147,12 +156,7 @@ export const userHandlers = {
     const auth = requireAuth(ctx);
     const id: number = ctx.params.id;
     const row = isStorableId(id)
-      ? await ctx.services.db
-          .selectFrom('users')
-          .selectAll()
-          .where('id', '=', id)
-          .where('instance_id', '=', auth.instanceId)
-          .executeTakeFirst()
+      ? (await selectUser(ctx.services.db, id, auth.instanceId)).rows[0]
       : undefined;
     if (!row) throw notFoundProblem('user', id);
     if (row.deleted_at !== null) {

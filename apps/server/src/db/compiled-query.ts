@@ -1,0 +1,47 @@
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+
+/*
+ * Queries on the hot paths, built and compiled by Kysely once per database instead of once per call.
+ * Building and compiling a query costs more than SQLite takes to run it (issue 10's profiles): here the
+ * builder runs once with placeholder arguments, and every call sends the same SQL text (which the
+ * statement cache in database.ts has already prepared) with its own arguments in the placeholders' places.
+ * Only for queries whose shape does not depend on the arguments' values: the builder must not branch on them.
+ */
+
+class Placeholder {
+  constructor(readonly index: number) {}
+}
+
+interface Template {
+  sql: string;
+  /** Each parameter: an argument's index, or a constant the builder put there. */
+  parameters: Array<{ argument: number } | { constant: unknown }>;
+}
+
+export function compiledQuery<Db, Args extends unknown[], Row>(
+  build: (db: Kysely<Db>, ...args: Args) => Compilable<Row>,
+): (db: Kysely<Db>, ...args: Args) => Promise<QueryResult<Row>> {
+  // Per database: SQLite and PostgreSQL compile the same builder to different SQL.
+  const templates = new WeakMap<Kysely<Db>, Template>();
+  return async (db, ...args) => {
+    let template = templates.get(db);
+    if (!template) {
+      const placeholders = args.map((_, index) => new Placeholder(index)) as Args;
+      const compiled = build(db, ...placeholders).compile();
+      const parameters = compiled.parameters.map((value) =>
+        value instanceof Placeholder ? { argument: value.index } : { constant: value },
+      );
+      const used = new Set(parameters.flatMap((p) => ('argument' in p ? [p.argument] : [])));
+      if (used.size !== args.length) {
+        // An argument the builder transformed (or dropped) cannot be bound later.
+        throw new Error(
+          `compiledQuery: ${args.length - used.size} argument(s) do not reach the SQL as values`,
+        );
+      }
+      template = { sql: compiled.sql, parameters };
+      templates.set(db, template);
+    }
+    const values = template.parameters.map((p) => ('argument' in p ? args[p.argument] : p.constant));
+    return db.executeQuery<Row>(CompiledQuery.raw(template.sql, values));
+  };
+}
