@@ -1,24 +1,32 @@
-// Opens the built docs in a real browser (Debian's Chromium through playwright-core) and checks that
-// what the public platform bundle describes is on the page: every operation, every webhook, and none
-// of the internal operations. Screenshots go to test-results/.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+// Opens every page of the built docs in a real browser (Debian's Chromium through playwright-core), served
+// by the docs' own server, and checks what a reader would meet: the page renders with no console error,
+// no request leaves 127.0.0.1, axe-core finds no serious or critical accessibility violation, and every
+// link leads somewhere (a page that answers 200, an anchor that exists, a Redoc route that resolves).
+// It also checks that the references show what the bundles describe. Screenshots go to test-results/.
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HTTP_METHODS } from '@platform-api/validator';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error — plain ESM script without type declarations
 import { serveDocs } from '../scripts/serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, '..', 'dist');
 const results = join(here, '..', 'test-results');
 const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
+type Operation = { summary?: string; tags?: string[]; requestBody?: unknown };
 type Doc = {
-  tags?: Array<{ name: string }>;
-  paths?: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
-  webhooks?: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
+  info?: { contact?: { url?: string }; license?: { url?: string } };
+  externalDocs?: { url?: string };
+  tags?: Array<{ name: string; externalDocs?: { url?: string } }>;
+  paths?: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, Record<string, Operation>>;
+  components?: { examples?: Record<string, { value?: unknown }> };
 };
 const readBundle = (name: string): Doc =>
   JSON.parse(readFileSync(require.resolve(`@platform-api/spec/${name}.openapi.json`), 'utf8'));
@@ -30,6 +38,42 @@ const summaries = (items: Doc['paths']) =>
       .filter((summary): summary is string => typeof summary === 'string'),
   );
 
+/** The Redoc pages (they render client-side and route with `#/…`). */
+const redocPages = new Set(['platform.html', 'site.html']);
+
+/** Every page of the build, as a path from the site root. */
+function builtPages(dir = dist): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? builtPages(join(dir, entry.name))
+      : entry.name.endsWith('.html')
+        ? [relative(dist, join(dir, entry.name))]
+        : [],
+  );
+}
+const pages = builtPages().sort();
+
+/**
+ * External links a page may carry (never requested: the test aborts any request off this machine).
+ * Those the API descriptions state themselves (contact, licence, external docs) are the spec's
+ * business; the rest are listed with the reason.
+ */
+const allowedExternal = new Map<string, string>([
+  ['https://www.standardwebhooks.com', 'the signature scheme, cited by apps/server/docs/delivery.md'],
+]);
+for (const name of ['platform-public', 'site']) {
+  const bundle = readBundle(name);
+  for (const url of [
+    bundle.info?.contact?.url,
+    bundle.info?.license?.url,
+    bundle.externalDocs?.url,
+    ...(bundle.tags ?? []).map((tag) => tag.externalDocs?.url),
+  ]) {
+    if (url) allowedExternal.set(url, `stated by the ${name} API description`);
+  }
+}
+
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const browserAvailable = existsSync(chromiumPath);
 if (!browserAvailable) {
@@ -38,11 +82,16 @@ if (!browserAvailable) {
   console.warn(`\n*** SKIPPED: docs browser tests — ${why} ***\n`);
 }
 
-describe.skipIf(!browserAvailable)('docs in Chromium', () => {
+type Visit = { links: string[]; ids: Set<string> };
+
+describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
   let browser: Browser;
   let site: { url: string; close(): Promise<void> };
+  /** What each page showed: its links (absolute URLs) and its element ids. */
+  const visits = new Map<string, Visit>();
 
   beforeAll(async () => {
+    expect(pages, 'build the docs first: pnpm --filter @platform-api/docs build').toContain('index.html');
     mkdirSync(results, { recursive: true });
     site = await serveDocs({ port: 0 });
     browser = await chromium.launch({
@@ -64,79 +113,305 @@ describe.skipIf(!browserAvailable)('docs in Chromium', () => {
     await site?.close();
   });
 
-  it('lists every public platform operation and webhook, and no internal operation', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    // Work offline: every request that leaves this machine is aborted and recorded. Only Redoc's
-    // "API docs by" badge image may try (it hides itself when it cannot load).
-    const external: string[] = [];
-    await page.route(
-      (url) =>
-        !['127.0.0.1', 'localhost'].includes(url.hostname) &&
-        url.protocol !== 'blob:' &&
-        url.protocol !== 'data:',
+  /**
+   * A page with every request that leaves 127.0.0.1 aborted and recorded, every failed or non-2xx
+   * local request recorded, and console errors and uncaught exceptions collected.
+   */
+  async function openPage() {
+    const context = await browser.newContext({
+      viewport: { width: 1400, height: 1000 },
+      serviceWorkers: 'block',
+    });
+    const page = await context.newPage();
+    const problems = { offMachine: [] as string[], failed: [] as string[], console: [] as string[] };
+    await context.route(
+      (url) => url.hostname !== '127.0.0.1',
       (route) => {
-        const request = route.request();
-        if (request.resourceType() !== 'image') external.push(`${request.resourceType()} ${request.url()}`);
+        problems.offMachine.push(`${route.request().resourceType()} ${route.request().url()}`);
         return route.abort();
       },
     );
-    await page.goto(`${site.url}/platform.html`);
-    await page.waitForSelector('.menu-content', { timeout: 30_000 });
-    const publicDoc = readBundle('platform-public');
-    // Redoc shows a tag's operations once the tag is opened: open each, as a reader would.
-    let menu = '';
-    for (const { name } of publicDoc.tags ?? []) {
-      await page.locator('.menu-content').getByText(name, { exact: true }).first().click();
-      // Opened once the menu lists the tag's operations.
-      const [firstOperation] = [
-        ...Object.values(publicDoc.paths ?? {}),
-        ...Object.values(publicDoc.webhooks ?? {}),
-      ]
-        .flatMap((item) => Object.values(item))
-        .filter((operation) => operation.tags?.includes(name) && typeof operation.summary === 'string')
-        .map((operation) => operation.summary as string);
-      if (firstOperation)
-        await page.locator('.menu-content').getByText(firstOperation, { exact: true }).first().waitFor();
-      menu += `${await page.locator('.menu-content').innerText()}\n${await page.locator('.api-content').innerText()}\n`;
+    page.on('requestfailed', (request) => {
+      if (new URL(request.url()).hostname === '127.0.0.1')
+        problems.failed.push(`${request.url()}: ${request.failure()?.errorText}`);
+    });
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.failed.push(`${response.url()}: HTTP ${response.status()}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.console.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.console.push(`uncaught: ${error.message}`));
+    return { page, problems, close: () => context.close() };
+  }
+
+  async function settle(page: Page, path: string) {
+    if (redocPages.has(path)) {
+      await page.waitForSelector('.menu-content', { timeout: 30_000 });
+      // Redoc builds its search index after the first render ("Loading..." in the search box).
+      await page.waitForFunction(() => !document.body.innerText.includes('Loading...'), null, {
+        timeout: 30_000,
+      });
     }
+    await page.waitForLoadState('networkidle');
+  }
 
-    const operations = summaries(publicDoc.paths);
-    const webhooks = summaries(publicDoc.webhooks);
-    expect(operations.length).toBeGreaterThan(20);
-    expect(webhooks).toHaveLength(5);
-    const lines = new Set(menu.split('\n').map((line) => line.trim()));
-    for (const summary of [...operations, ...webhooks]) expect(lines).toContain(summary);
-
-    const publicSummaries = new Set(operations);
-    const internal = summaries(readBundle('platform').paths).filter(
-      (summary) => !publicSummaries.has(summary),
-    );
-    expect(internal.length).toBeGreaterThan(0);
-    for (const summary of internal) expect(lines).not.toContain(summary);
-
-    await page.screenshot({ path: join(results, 'platform.png') });
-    expect(external, 'scripts, styles and data must all be inlined').toEqual([]);
-  }, 60_000);
-
-  it('links both references and the guides from the index page', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${site.url}/index.html`);
-    const hrefs = await page
-      .locator('a')
-      .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
-    expect(hrefs).toEqual(
+  it('builds a site whose every page is linked from the landing page', () => {
+    // The pages are found from the build, not listed here: a new page is checked without editing this.
+    expect(pages).toEqual(
       expect.arrayContaining([
+        'index.html',
         'platform.html',
         'site.html',
+        'changelog.html',
         'guides/getting-started.html',
         'guides/events.html',
         'guides/delivery.html',
         'guides/benchmarks.html',
       ]),
     );
-    await page.goto(`${site.url}/site.html`);
-    await page.waitForSelector('.menu-content', { timeout: 30_000 });
-    expect(await page.locator('.menu-content').innerText()).toMatch(/posts/i);
-    await page.screenshot({ path: join(results, 'site.png') });
+  });
+
+  it.each(pages)(
+    '%s: renders offline with no console error and no serious accessibility violation',
+    async (path) => {
+      const { page, problems, close } = await openPage();
+      try {
+        await page.goto(`${site.url}/${path}`);
+        await settle(page, path);
+        await page.screenshot({
+          path: join(results, `${path.replace(/\//g, '_').replace(/\.html$/, '')}.png`),
+          // Redoc pages are thousands of pixels long: the first screen shows what matters.
+          fullPage: !redocPages.has(path),
+        });
+
+        await page.addScriptTag({ content: axeSource });
+        const violations = await page.evaluate(async () => {
+          const axe = (
+            window as unknown as {
+              axe: {
+                run(context: Document): Promise<{
+                  violations: Array<{
+                    id: string;
+                    impact: string | null;
+                    help: string;
+                    nodes: Array<{ html: string }>;
+                  }>;
+                }>;
+              };
+            }
+          ).axe;
+          const { violations } = await axe.run(document);
+          return violations.map(({ id, impact, help, nodes }) => ({
+            id,
+            impact,
+            help,
+            nodes: nodes.slice(0, 3).map((node) => node.html.slice(0, 160)),
+          }));
+        });
+        const serious = violations.filter(({ impact }) => impact === 'serious' || impact === 'critical');
+
+        const links = await page
+          .locator('a[href]')
+          .evaluateAll((anchors) => anchors.map((anchor) => (anchor as HTMLAnchorElement).href));
+        const ids = await page
+          .locator('[id], a[name]')
+          .evaluateAll((elements) =>
+            elements.map((element) => element.id || element.getAttribute('name') || ''),
+          );
+        visits.set(path, { links, ids: new Set(ids) });
+
+        expect(problems.offMachine, 'requests that left 127.0.0.1').toEqual([]);
+        expect(problems.failed, 'local requests that failed').toEqual([]);
+        expect(problems.console, 'console errors').toEqual([]);
+        expect(serious, 'serious or critical axe-core violations').toEqual([]);
+        expect(links.length).toBeGreaterThan(0);
+      } finally {
+        await close();
+      }
+    },
+    120_000,
+  );
+
+  it('every link of every page leads somewhere', async () => {
+    expect([...visits.keys()].sort(), 'the per-page tests ran first').toEqual(pages);
+    const broken: string[] = [];
+    const redocRoutes = new Map<string, Set<string>>();
+    const statusOf = new Map<string, number>();
+    const reachable = new Set(['index.html']);
+    for (const [from, { links }] of visits) {
+      for (const link of new Set(links)) {
+        const url = new URL(link);
+        if (url.protocol === 'mailto:') continue;
+        if (url.origin !== site.url) {
+          if (!allowedExternal.has(link.replace(/\/$/, '')) && !allowedExternal.has(link))
+            broken.push(`${from}: external link ${link}`);
+          continue;
+        }
+        const target = url.pathname.replace(/^\//, '') || 'index.html';
+        if (!statusOf.has(target))
+          statusOf.set(target, (await fetch(new URL(url.pathname, site.url))).status);
+        if (statusOf.get(target) !== 200) {
+          broken.push(`${from}: ${link} answers ${statusOf.get(target)}`);
+          continue;
+        }
+        reachable.add(target);
+        if (!url.hash) continue;
+        if (redocPages.has(target) && url.hash.startsWith('#/')) {
+          // A Redoc route; what follows a second '#' is a place within the route's page.
+          const route = url.hash.split('#')[1] ?? '';
+          redocRoutes.set(target, (redocRoutes.get(target) ?? new Set()).add(`#${route}`));
+          continue;
+        }
+        const id = decodeURIComponent(url.hash.slice(1));
+        if (!visits.get(target)?.ids.has(id)) broken.push(`${from}: ${link} — no element with id "${id}"`);
+      }
+    }
+
+    // Redoc routes: opening each must show its content, not Redoc's "not found" page. A route known
+    // not to exist is the control that this check can fail.
+    for (const [path, routes] of redocRoutes) {
+      const { page, problems, close } = await openPage();
+      try {
+        await page.goto(`${site.url}/${path}`);
+        await settle(page, path);
+        for (const route of [...routes, '#/no-such-route']) {
+          await page.evaluate((hash) => {
+            window.location.hash = hash;
+          }, route);
+          // Redoc's 404 has the class not-found-page; a resolved route marks its menu entry active.
+          const state = await page.waitForFunction(
+            (hash) => {
+              if (document.querySelector('.not-found-page')) return 'not found';
+              const entry = [...document.querySelectorAll('a[href]')].find(
+                (a) => a.getAttribute('href') === hash,
+              );
+              if (entry?.querySelector('[data-active="true"]')) return 'ok';
+              // Routes without a menu entry of their own (the API's overview, '#/') render the info section.
+              if (hash === '#/' && document.querySelector('h1')) return 'ok';
+              return false;
+            },
+            route,
+            { timeout: 10_000 },
+          );
+          const outcome = await state.jsonValue();
+          if (route === '#/no-such-route')
+            expect(outcome, 'the route check must see a missing route').toBe('not found');
+          else if (outcome !== 'ok') broken.push(`${path}${route}: Redoc route ${outcome}`);
+        }
+        expect(problems.console).toEqual([]);
+        expect(problems.offMachine).toEqual([]);
+      } finally {
+        await close();
+      }
+    }
+    // At least one route per tag of the reference (the menu lists the tags).
+    expect(redocRoutes.get('platform.html')?.size ?? 0).toBeGreaterThanOrEqual(
+      readBundle('platform-public').tags?.length ?? 1,
+    );
+
+    expect(broken).toEqual([]);
+    // One site: every built page can be reached by following links.
+    expect([...reachable].filter((path) => pages.includes(path)).sort()).toEqual(pages);
+  }, 300_000);
+
+  it('lists every public platform operation and webhook, and no internal operation', async () => {
+    const { page, close } = await openPage();
+    try {
+      await page.goto(`${site.url}/platform.html`);
+      await settle(page, 'platform.html');
+      const publicDoc = readBundle('platform-public');
+      // Redoc shows a tag's operations once the tag is opened: open each, as a reader would.
+      let menu = '';
+      for (const { name } of publicDoc.tags ?? []) {
+        await page.locator('.menu-content').getByText(name, { exact: true }).first().click();
+        const [firstOperation] = [
+          ...Object.values(publicDoc.paths ?? {}),
+          ...Object.values(publicDoc.webhooks ?? {}),
+        ]
+          .flatMap((item) => Object.values(item))
+          .filter((operation) => operation.tags?.includes(name) && typeof operation.summary === 'string')
+          .map((operation) => operation.summary as string);
+        if (firstOperation)
+          await page.locator('.menu-content').getByText(firstOperation, { exact: true }).first().waitFor();
+        menu += `${await page.locator('.menu-content').innerText()}\n${await page.locator('.api-content').innerText()}\n`;
+      }
+
+      const operations = summaries(publicDoc.paths);
+      const webhooks = summaries(publicDoc.webhooks);
+      expect(operations.length).toBeGreaterThan(20);
+      expect(webhooks).toHaveLength(5);
+      const lines = new Set(menu.split('\n').map((line) => line.trim()));
+      for (const summary of [...operations, ...webhooks]) expect(lines).toContain(summary);
+
+      const publicSummaries = new Set(operations);
+      const internal = summaries(readBundle('platform').paths).filter(
+        (summary) => !publicSummaries.has(summary),
+      );
+      expect(internal.length).toBeGreaterThan(0);
+      for (const summary of internal) expect(lines).not.toContain(summary);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it('shows the content site reference', async () => {
+    const { page, close } = await openPage();
+    try {
+      await page.goto(`${site.url}/site.html`);
+      await settle(page, 'site.html');
+      expect(await page.locator('.menu-content').innerText()).toMatch(/posts/i);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
+  it("shows each webhook's payload example from the bundle on the events page", async () => {
+    const { page, close } = await openPage();
+    try {
+      await page.goto(`${site.url}/guides/events.html`);
+      const publicDoc = readBundle('platform-public');
+      const examples = publicDoc.components?.examples ?? {};
+      const blocks = (await page.locator('pre code.language-json').allInnerTexts()).map((text) => {
+        try {
+          return JSON.stringify(JSON.parse(text));
+        } catch {
+          return text;
+        }
+      });
+      for (const name of Object.keys(publicDoc.webhooks ?? {})) {
+        const example = Object.values(examples).find(
+          (candidate) => (candidate.value as { event?: { type?: string } })?.event?.type === name,
+        );
+        expect(example, `an example payload of ${name} in the bundle`).toBeDefined();
+        expect(blocks).toContain(JSON.stringify(example?.value));
+      }
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
+  it('shows the changelog, or says there is none yet', async () => {
+    const { page, close } = await openPage();
+    try {
+      await page.goto(`${site.url}/changelog.html`);
+      const text = await page.locator('main').innerText();
+      const own = join(here, '..', 'changelog.md');
+      let generated: string | undefined;
+      try {
+        generated = require.resolve('@platform-api/spec/api-changelog.md');
+      } catch {
+        generated = undefined;
+      }
+      const source = [own, generated].find((path): path is string => !!path && existsSync(path));
+      if (source) {
+        const heading = /^#\s+(.+)$/m.exec(readFileSync(source, 'utf8'))?.[1];
+        expect(text).toContain(heading);
+      } else {
+        expect(text).toContain('No released changes yet');
+      }
+    } finally {
+      await close();
+    }
   }, 60_000);
 });
