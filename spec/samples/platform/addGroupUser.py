@@ -1,0 +1,8 @@
+import os
+
+from pydomo import Domo
+
+domo = Domo(os.environ["PLATFORM_CLIENT_ID"], os.environ["PLATFORM_CLIENT_SECRET"],
+            api_host=os.environ.get("PLATFORM_API_HOST", "api.example.com"),
+            use_https=os.environ.get("PLATFORM_API_HTTPS", "true") == "true", scope=["user"])
+domo.groups_add_users(876655018, 964382593)

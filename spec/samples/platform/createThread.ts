@@ -1,0 +1,15 @@
+import { createPlatformClient } from '@platform-api/client';
+
+const platform = createPlatformClient({
+  baseUrl: process.env.PLATFORM_API_URL ?? 'https://api.example.com',
+  clientId: process.env.PLATFORM_CLIENT_ID!,
+  clientSecret: process.env.PLATFORM_CLIENT_SECRET!,
+  scopes: ['chat'],
+});
+
+const { data, error, response } = await platform.POST('/v1/chat/channels/{channelId}/threads', {
+  params: { path: { channelId: 'ch_4f2a9d71c3' } },
+  body: { title: 'Release 1432' },
+});
+if (error) throw new Error(`createThread failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(data);

@@ -1,0 +1,3 @@
+# $TOKEN: an access token with the chat scope, from POST /oauth/token.
+curl -sS --fail-with-body -X DELETE "${PLATFORM_API_URL:-https://api.example.com}/v1/chat/integrations/0b8e6c1e-4f1a-4d6e-9c49-7a1f3e2d5b60/subscriptions/5d3c2b1a-9e8f-4a7b-8c6d-1e2f3a4b5c6d" \
+  -H "Authorization: Bearer $TOKEN"

@@ -1,0 +1,22 @@
+import { createPlatformClient } from '@platform-api/client';
+
+const platform = createPlatformClient({
+  baseUrl: process.env.PLATFORM_API_URL ?? 'https://api.example.com',
+  clientId: process.env.PLATFORM_CLIENT_ID!,
+  clientSecret: process.env.PLATFORM_CLIENT_SECRET!,
+  scopes: ['chat'],
+});
+
+const { error, response } = await platform.DELETE(
+  '/v1/chat/integrations/{integrationId}/subscriptions/{subscriptionId}',
+  {
+    params: {
+      path: {
+        integrationId: '0b8e6c1e-4f1a-4d6e-9c49-7a1f3e2d5b60',
+        subscriptionId: '5d3c2b1a-9e8f-4a7b-8c6d-1e2f3a4b5c6d',
+      },
+    },
+  },
+);
+if (error) throw new Error(`deleteSubscription failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(response.status);

@@ -1,0 +1,3 @@
+# $TOKEN: an access token with the user scope, from POST /oauth/token.
+curl -sS --fail-with-body -X DELETE "${PLATFORM_API_URL:-https://api.example.com}/v1/users/964382593" \
+  -H "Authorization: Bearer $TOKEN"

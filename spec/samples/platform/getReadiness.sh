@@ -1,0 +1,1 @@
+curl -sS --fail-with-body "${PLATFORM_API_URL:-https://api.example.com}/readyz"

@@ -1,0 +1,10 @@
+import os
+
+from pydomo import Domo
+from pydomo.datasets import UpdateMethod
+
+domo = Domo(os.environ["PLATFORM_CLIENT_ID"], os.environ["PLATFORM_CLIENT_SECRET"],
+            api_host=os.environ.get("PLATFORM_API_HOST", "api.example.com"),
+            use_https=os.environ.get("PLATFORM_API_HTTPS", "true") == "true", scope=["data"])
+csv = "Pythagoras,FALSE,2026-03-03\nAlan Turing,TRUE,2026-03-03\n"  # no header line
+domo.datasets.data_import("2f7fb1a5-6b3c-4a0e-9a4e-1c2d3e4f5a6b", csv, UpdateMethod.APPEND)

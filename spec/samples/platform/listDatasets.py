@@ -1,0 +1,9 @@
+import os
+
+from pydomo import Domo
+
+domo = Domo(os.environ["PLATFORM_CLIENT_ID"], os.environ["PLATFORM_CLIENT_SECRET"],
+            api_host=os.environ.get("PLATFORM_API_HOST", "api.example.com"),
+            use_https=os.environ.get("PLATFORM_API_HTTPS", "true") == "true", scope=["data"])
+for dataset in domo.ds_list(df_output=False):  # every page, 50 at a time
+    print(dataset["id"], dataset["name"])

@@ -1,0 +1,14 @@
+import { createPlatformClient } from '@platform-api/client';
+
+const platform = createPlatformClient({
+  baseUrl: process.env.PLATFORM_API_URL ?? 'https://api.example.com',
+  clientId: process.env.PLATFORM_CLIENT_ID!,
+  clientSecret: process.env.PLATFORM_CLIENT_SECRET!,
+  scopes: ['chat'],
+});
+
+const { data, error, response } = await platform.GET('/v1/chat/channels/{channelId}/messages', {
+  params: { path: { channelId: 'ch_4f2a9d71c3' }, query: { limit: 10 } },
+});
+if (error) throw new Error(`listMessages failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(data);

@@ -1,0 +1,14 @@
+import { createPlatformClient } from '@platform-api/client';
+
+const platform = createPlatformClient({
+  baseUrl: process.env.PLATFORM_API_URL ?? 'https://api.example.com',
+  clientId: process.env.PLATFORM_CLIENT_ID!,
+  clientSecret: process.env.PLATFORM_CLIENT_SECRET!,
+  scopes: ['user'],
+});
+
+const { error, response } = await platform.DELETE('/v1/groups/{id}/users/{userId}', {
+  params: { path: { id: 876655018, userId: 964382593 } },
+});
+if (error) throw new Error(`removeGroupUser failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(response.status);

@@ -1,0 +1,5 @@
+# $TOKEN: an access token with the user scope, from POST /oauth/token.
+curl -sS --fail-with-body -X PUT "${PLATFORM_API_URL:-https://api.example.com}/v1/groups/876655018" \
+  -H "Authorization: Bearer $TOKEN" \
+  -H 'Content-Type: application/json' \
+  -d '{"name":"Former Groupy Group","active":false}'

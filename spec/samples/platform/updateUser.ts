@@ -1,0 +1,15 @@
+import { createPlatformClient } from '@platform-api/client';
+
+const platform = createPlatformClient({
+  baseUrl: process.env.PLATFORM_API_URL ?? 'https://api.example.com',
+  clientId: process.env.PLATFORM_CLIENT_ID!,
+  clientSecret: process.env.PLATFORM_CLIENT_SECRET!,
+  scopes: ['user'],
+});
+
+const { data, error, response } = await platform.PUT('/v1/users/{id}', {
+  params: { path: { id: 964382593 } },
+  body: { role: 'Privileged', roleId: 5, title: 'Engineering Manager' },
+});
+if (error) throw new Error(`updateUser failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(data);

@@ -1,0 +1,14 @@
+import { createSiteClient } from '@platform-api/client';
+
+const site = createSiteClient({
+  baseUrl: process.env.SITE_API_URL ?? 'http://localhost:8080/wp-json',
+  username: process.env.WP_USER!,
+  applicationPassword: process.env.WP_APP_PASSWORD!,
+});
+
+const { data, error, response } = await site.POST('/wp/v2/blocks/{id}/autosaves', {
+  params: { path: { id: 4 } },
+  body: { title: 'Call to action (v2)' },
+});
+if (error) throw new Error(`createBlockAutosave failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(data);

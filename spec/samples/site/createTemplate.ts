@@ -1,0 +1,19 @@
+import { createSiteClient } from '@platform-api/client';
+
+const site = createSiteClient({
+  baseUrl: process.env.SITE_API_URL ?? 'http://localhost:8080/wp-json',
+  username: process.env.WP_USER!,
+  applicationPassword: process.env.WP_APP_PASSWORD!,
+});
+
+const { data, error, response } = await site.POST('/wp/v2/templates', {
+  body: {
+    slug: 'single-product',
+    title: 'Single product',
+    content: '<!-- wp:post-title /-->',
+    description: 'Shows one product.',
+    status: 'publish',
+  },
+});
+if (error) throw new Error(`createTemplate failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(data);

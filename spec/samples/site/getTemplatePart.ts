@@ -1,0 +1,13 @@
+import { createSiteClient } from '@platform-api/client';
+
+const site = createSiteClient({
+  baseUrl: process.env.SITE_API_URL ?? 'http://localhost:8080/wp-json',
+  username: process.env.WP_USER!,
+  applicationPassword: process.env.WP_APP_PASSWORD!,
+});
+
+const { data, error, response } = await site.GET('/wp/v2/template-parts/{id}', {
+  params: { path: { id: 'twentytwentythree//home' } },
+});
+if (error) throw new Error(`getTemplatePart failed: ${response.status} ${JSON.stringify(error)}`);
+console.log(data);
