@@ -1,7 +1,6 @@
 // The README's usage, configuration and pagination snippets, type-checked by `pnpm typecheck` so the README
 // cannot drift from the generated types. (Imports are relative here; in an application they are
 // `@platform-api/client`.)
-import type { Middleware } from 'openapi-fetch';
 import { createPlatformClient, createSiteClient, PlatformAuthError, paginate } from '../src/index.js';
 
 export async function usage(datasetId: string, groupId: number) {
@@ -75,38 +74,14 @@ export async function site() {
   return posts;
 }
 
-export function timeouts() {
-  return createPlatformClient({
+export function configuration() {
+  const platform = createPlatformClient({
     baseUrl: 'https://api.example.com',
     clientId: 'id',
     clientSecret: 'secret',
-    // A 10 s timeout on every request, the token request included.
-    fetch: (request) => fetch(request, { signal: AbortSignal.timeout(10_000) }),
+    maxRetries: 3, // default 2: connection errors, timeouts, 408, 409, 429, 5xx; POST/PATCH only if opted in
+    timeout: 10_000, // default 60 s, per attempt
   });
-}
-
-/** Retries 429 and 503 after Retry-After (or 0.5 s × 2ⁿ with jitter), at most three times. */
-export function retryOverload(fetchImpl: (request: Request) => Promise<Response> = fetch): Middleware {
-  const requestCopies = new WeakMap<Request, Request>();
-  return {
-    onRequest({ request }) {
-      requestCopies.set(request, request.clone()); // a body can be sent only once
-      return undefined;
-    },
-    async onResponse({ request, response }) {
-      const copy = requestCopies.get(request);
-      let answer = response;
-      for (
-        let attempt = 0;
-        copy && attempt < 3 && (answer.status === 429 || answer.status === 503);
-        attempt++
-      ) {
-        const retryAfter = Number(answer.headers.get('Retry-After'));
-        const delayMs = retryAfter > 0 ? retryAfter * 1000 : 500 * 2 ** attempt * (0.5 + Math.random());
-        await new Promise((resolve) => setTimeout(resolve, Math.min(delayMs, 30_000)));
-        answer = await fetchImpl(copy.clone());
-      }
-      return answer;
-    },
-  };
+  // Per call: a copy of the client with other settings (same token).
+  return platform.withOptions({ maxRetries: 0, timeout: 2_000 }).GET('/v1/users');
 }

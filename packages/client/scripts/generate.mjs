@@ -1,17 +1,21 @@
 // Generates the TypeScript types of every API that redocly.yaml lists with an `x-openapi-ts.output`,
 // from that API's bundle in spec/dist/<name>.openapi.yaml (name = the alias without its version).
 //
-// Why not `openapi-typescript --redocly ../../redocly.yaml`: that mode aborts on any API without an
-// `x-openapi-ts.output` key (platform-public@v1 has none, on purpose) and reads the unbundled roots.
+// The published client's `platform.ts` comes from platform-public (no x-internal operations);
+// `platform-internal.ts` from the whole platform bundle, for this repository's reference server only.
+//
+// Why not `openapi-typescript --redocly ../../redocly.yaml`: that mode reads the unbundled roots, so
+// it would not see what a bundle's decorators (remove-x-internal) leave out.
 //
 // Next to each `<name>.ts` it writes `<name>.security.ts`: the security schemes and each operation's
 // security requirements, copied from the bundle so the client decides at runtime which calls need a
-// bearer token without restating the spec.
+// bearer token without restating the spec; and the default `limit` of each list operation paged with
+// `limit`/`offset`, so `paginate` knows a short page without being told the page size.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { redoclyApis, redoclyConfigPath } from '@platform-api/spec/redocly-config';
-import { HTTP_METHODS, loadBundle } from '@platform-api/validator';
+import { collectOperations, HTTP_METHODS, loadBundle } from '@platform-api/validator';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -63,8 +67,10 @@ for (const target of targets) {
   const securityOutput = target.output.replace(/\.ts$/, '.security.ts');
   const typesModule = `./${target.output.split('/').pop().replace(/\.ts$/, '.js')}`;
   writeFileSync(securityOutput, securityModule(document, typesModule, header('scripts/generate.mjs')));
+  const pagingOutput = target.output.replace(/\.ts$/, '.paging.ts');
+  writeFileSync(pagingOutput, pagingModule(document, typesModule, header('scripts/generate.mjs')));
   console.log(
-    `generate: ${target.alias}: ${bundleFromRoot} -> ${relative(repoRoot, target.output)}, ${relative(repoRoot, securityOutput)}`,
+    `generate: ${target.alias}: ${bundleFromRoot} -> ${[target.output, securityOutput, pagingOutput].map((file) => relative(repoRoot, file)).join(', ')}`,
   );
 }
 
@@ -111,5 +117,26 @@ ${operationLines}
 } as const satisfies {
   readonly [P in keyof paths]?: { readonly [M in ${HTTP_METHODS.map((m) => `'${m}'`).join(' | ')}]?: SecurityRequirements };
 };
+`;
+}
+
+/** The default `limit` of every GET that takes `limit` and `offset` query parameters, by path. */
+function pagingModule(document, typesModule, header) {
+  const lines = [];
+  for (const operation of collectOperations(document)) {
+    if (operation.kind !== 'path' || operation.method !== 'get') continue;
+    const query = (name) =>
+      operation.parameters.find(({ node }) => node.in === 'query' && node.name === name);
+    const fallback = query('limit')?.node.schema?.default;
+    if (!query('offset') || typeof fallback !== 'number') continue;
+    lines.push(`  ${JSON.stringify(operation.path)}: ${fallback},`);
+  }
+  return `${header}
+import type { paths } from '${typesModule}';
+
+/** The page size a list operation paged with \`limit\`/\`offset\` uses when \`limit\` is left out, by path. */
+export const defaultPageSizes = {
+${lines.join('\n')}
+} as const satisfies { readonly [P in keyof paths]?: number };
 `;
 }

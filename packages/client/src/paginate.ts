@@ -1,5 +1,6 @@
 import { PlatformApiError } from './errors.js';
 import type { paths } from './generated/platform.js';
+import { defaultPageSizes } from './generated/platform.paging.js';
 import type { PlatformClient } from './platform-client.js';
 
 type GetOperation<Path> = Path extends { get: infer Operation } ? Operation : never;
@@ -28,7 +29,7 @@ export type OffsetPagedPath = {
 export type PagedItem<P extends OffsetPagedPath> = JsonArrayOf<GetOperation<paths[P]>>[number];
 
 export type PaginateOptions<P extends OffsetPagedPath> = {
-  /** Page size sent as `limit` (the server's default when left out). */
+  /** Page size sent as `limit` (left out: the operation's default from the spec, e.g. 50 for users). */
   limit?: number;
   /** The operation's other query parameters. */
   query?: Omit<QueryOf<GetOperation<paths[P]>>, 'limit' | 'offset'>;
@@ -42,7 +43,9 @@ type PaginateArguments<P extends OffsetPagedPath> = [PathParamsOf<GetOperation<p
 
 /**
  * Every item of an offset-paged list, fetched page by page (`offset` advances by the items received)
- * until the server answers with an empty page. Throws `PlatformApiError` when a page fails.
+ * until a page is empty or shorter than the page size (`limit`, or the operation's default): that page
+ * is the last, and no request is made for the empty one after it. Throws `PlatformApiError` when a page
+ * fails.
  *
  *     for await (const user of paginate(client, '/v1/users', { limit: 500 })) console.log(user.email);
  */
@@ -56,6 +59,8 @@ export async function* paginate<P extends OffsetPagedPath>(
     path: string,
     init: { params: { path?: unknown; query: Record<string, unknown> } },
   ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const pageSize: number | undefined =
+    options?.limit ?? (defaultPageSizes as Partial<Record<string, number>>)[path];
   let offset = 0;
   for (;;) {
     const query: Record<string, unknown> = { ...options?.query, offset };
@@ -63,13 +68,7 @@ export async function* paginate<P extends OffsetPagedPath>(
     const { data, error, response } = await get(path, {
       params: { ...(options?.path ? { path: options.path } : {}), query },
     });
-    if (!response.ok) {
-      throw new PlatformApiError(
-        `GET ${path} (offset ${offset}) failed with ${response.status}`,
-        response.status,
-        error as PlatformApiError['body'],
-      );
-    }
+    if (!response.ok) throw PlatformApiError.from({ error, response }, `GET ${path} (offset ${offset})`);
     if (!Array.isArray(data)) {
       throw new PlatformApiError(
         `GET ${path} (offset ${offset}) did not answer with a JSON array`,
@@ -79,6 +78,8 @@ export async function* paginate<P extends OffsetPagedPath>(
     }
     if (data.length === 0) return;
     yield* data as PagedItem<P>[];
+    // A short page is the last: a server (or a stateless mock) need not be asked for the empty one.
+    if (pageSize !== undefined && data.length < pageSize) return;
     offset += data.length;
   }
 }

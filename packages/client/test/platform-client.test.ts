@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createPlatformClient, PlatformAuthError } from '../src/index.js';
-import { deferred, fakePlatform, json } from './fake-server.js';
+import { createPlatformClient, PlatformAuthError, PlatformConnectionError } from '../src/index.js';
+import { createInternalPlatformClient } from '../src/internal.js';
+import { deferred, fakePlatform, json } from './support/fake-fetch.js';
 
 const baseUrl = 'https://api.test';
 const credentials = { baseUrl, clientId: 'client-7', clientSecret: 's3cret:with:colons' };
@@ -280,6 +281,7 @@ describe('token errors', () => {
   it('reports an unreachable token endpoint, a non-OAuth error body and a 200 without a token', async () => {
     const unreachable = createPlatformClient({
       ...credentials,
+      maxRetries: 0,
       fetch: async () => {
         throw new TypeError('fetch failed');
       },
@@ -287,10 +289,11 @@ describe('token errors', () => {
     const networkFailure = await unreachable.GET('/v1/users').catch((error: unknown) => error);
     expect(networkFailure).toBeInstanceOf(PlatformAuthError);
     expect((networkFailure as PlatformAuthError).status).toBeUndefined();
-    expect((networkFailure as PlatformAuthError).cause).toBeInstanceOf(TypeError);
+    expect((networkFailure as PlatformAuthError).cause).toBeInstanceOf(PlatformConnectionError);
+    expect(((networkFailure as PlatformAuthError).cause as Error).cause).toBeInstanceOf(TypeError);
 
     const html = fakePlatform({ token: () => new Response('<h1>Bad gateway</h1>', { status: 502 }) });
-    const gatewayFailure = await createPlatformClient({ ...credentials, fetch: html.fetch })
+    const gatewayFailure = await createPlatformClient({ ...credentials, maxRetries: 0, fetch: html.fetch })
       .GET('/v1/users')
       .catch((error: unknown) => error);
     expect(gatewayFailure).toMatchObject({ name: 'PlatformAuthError', status: 502, body: undefined });
@@ -317,7 +320,7 @@ describe('operations without a bearer token', () => {
     const platform = fakePlatform({ api: () => json({ status: 'ok' }) });
     const client = createPlatformClient({ ...credentials, fetch: platform.fetch });
 
-    await client.GET('/healthz');
+    await client.GET('/.well-known/jwks.json');
     await client.POST('/v1/chat/bots/message/{channelId}', {
       params: { path: { channelId: 'c1' } },
       headers: { 'x-chat-bot-token': 'f'.repeat(64) },
@@ -342,5 +345,17 @@ describe('operations without a bearer token', () => {
     expect(platform.tokenRequests).toHaveLength(1);
     expect(platform.tokenRequests[0]?.method).toBe('GET');
     expect(platform.tokenRequests[0]?.headers.get('authorization')).toBe('Basic b3RoZXI6Y2xpZW50');
+  });
+});
+
+describe('the internal client (this repository only)', () => {
+  it('knows the x-internal operations, and their security: a token for the chat API, none for /healthz', async () => {
+    const platform = fakePlatform({ api: () => json({ status: 'ok' }) });
+    const client = createInternalPlatformClient({ ...credentials, fetch: platform.fetch });
+
+    await client.GET('/healthz');
+    await client.GET('/v1/chat/channels', { params: { query: { limit: 10 } } });
+
+    expect(platform.apiRequests.map((r) => r.headers.get('authorization'))).toEqual([null, 'Bearer token-1']);
   });
 });

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { createSiteClient, type SiteClientOptions } from '../src/index.js';
-import { json, type RecordedRequest } from './fake-server.js';
+import { json, type RecordedRequest } from './support/fake-fetch.js';
 
 function recordingFetch() {
   const requests: RecordedRequest[] = [];

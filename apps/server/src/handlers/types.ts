@@ -1,4 +1,4 @@
-import type { operations } from '@platform-api/client/types';
+import type { operations } from '@platform-api/client/internal';
 import type { Operation } from '@platform-api/validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -27,13 +27,14 @@ export interface Services {
 }
 
 /*
- * Handler types derived from the spec's generated types (@platform-api/client/types): each handler gets
+ * Handler types derived from the spec's generated types (@platform-api/client/internal: the whole API,
+ * x-internal operations included, which the published client leaves out): each handler gets
  * the path/query/body types of its operation and must answer with one of its documented bodies.
  */
 // `operations` also holds the webhooks' operations (onMessagePosted, …), which the server sends, not serves.
 export type OperationId = Exclude<keyof operations, `on${Capitalize<string>}`>;
-export type { components } from '@platform-api/client/types';
-export type Schemas = import('@platform-api/client/types').components['schemas'];
+export type { components } from '@platform-api/client/internal';
+export type Schemas = import('@platform-api/client/internal').components['schemas'];
 type Op<K extends OperationId> = operations[K];
 type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
 type PathOf<K extends OperationId> = Op<K>['parameters'] extends { path?: infer P } ? NonNullable<P> : never;
