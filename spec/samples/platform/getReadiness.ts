@@ -1,6 +1,7 @@
-import { createPlatformClient } from '@platform-api/client';
+// An x-internal operation: the published client leaves it out; this repository's whole-API client has it.
+import { createInternalPlatformClient } from '@platform-api/client/internal';
 
-const platform = createPlatformClient({
+const platform = createInternalPlatformClient({
   baseUrl: process.env.PLATFORM_API_URL ?? 'https://api.example.com',
   clientId: process.env.PLATFORM_CLIENT_ID!,
   clientSecret: process.env.PLATFORM_CLIENT_SECRET!,
