@@ -23,7 +23,7 @@ import { handlers } from './handlers/index.js';
 import type { Services } from './handlers/types.js';
 import { containsBigInt, stringifyExact } from './json.js';
 import { createLogger } from './logger.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
 import { loadPlatformSpec, type OpenApiDocument, servedOperations } from './spec.js';
 import { oauthValidationProblem, registerSpecRoutes, usesOAuthErrors } from './spec-routes.js';
 
@@ -162,6 +162,12 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     return handleError(error as FastifyError, request, reply);
   });
   const limiter = new RateLimiter(config.rateLimit.max, config.rateLimit.windowMs, () => clock.now());
+  // RateLimit-* on every response while the limiter is on. A request no operation counted (no route, a URL
+  // Fastify cannot read) counts here, against its IP; its answer is already decided.
+  app.addHook('onSend', async (request, reply) => {
+    const state = request.rateLimit ?? limiter.hit(`ip:${request.ip}`).state;
+    if (state) reply.headers(rateLimitHeaders(state));
+  });
   const answerNoRoute = registerSpecRoutes(app, operations, handlers, services, limiter);
   await app.ready();
 

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isUniqueViolation } from './db/database.js';
 import type { Schemas } from './handlers/types.js';
+import { loadPlatformSpec } from './spec.js';
 
 /*
  * THE error model. Two body shapes, both from the spec: ApiError (general) and OAuthError (token endpoint and
@@ -72,6 +73,36 @@ function requestPath(request: FastifyRequest): string {
   return q >= 0 ? url.slice(0, q) : url;
 }
 
+/**
+ * The error bodies' size limits, read from the spec: text the server builds from a request (a long path,
+ * a field name a client chose, one detail per invalid item) is clipped to them, so every body it sends
+ * matches its schema.
+ */
+let errorLimits:
+  | { path: number; message: number; details: number; field: number; detail: number; description: number }
+  | undefined;
+function limits() {
+  if (!errorLimits) {
+    const schemas = loadPlatformSpec().components.schemas;
+    const apiError = schemas.ApiError.properties;
+    const detail = schemas.ApiErrorDetail.properties;
+    errorLimits = {
+      path: apiError.path.maxLength,
+      message: apiError.message.maxLength,
+      details: apiError.details.maxItems,
+      field: detail.field.maxLength,
+      detail: detail.message.maxLength,
+      description: schemas.OAuthError.properties.error_description.maxLength,
+    };
+  }
+  return errorLimits;
+}
+
+/** At most `max` characters: a longer text ends with an ellipsis. */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** An ApiError body; `path` is left out when the request line could not be read. */
 export function apiErrorBody(error: {
   status: number;
@@ -85,9 +116,15 @@ export function apiErrorBody(error: {
     statusReason: STATUS_CODES[error.status] ?? 'Error',
     toe: error.toe,
   };
-  if (error.path !== undefined) body.path = error.path;
-  if (error.message !== undefined) body.message = error.message;
-  if (error.details && error.details.length > 0) body.details = error.details;
+  const max = limits();
+  if (error.path !== undefined) body.path = clip(error.path, max.path);
+  if (error.message !== undefined) body.message = clip(error.message, max.message);
+  if (error.details && error.details.length > 0) {
+    body.details = error.details.slice(0, max.details).map((d) => ({
+      field: clip(d.field, max.field),
+      message: clip(d.message, max.detail),
+    }));
+  }
   return body;
 }
 
@@ -116,7 +153,10 @@ export function sendApiError(
 
 export function sendOAuthError(reply: FastifyReply, problem: OAuthProblem): FastifyReply {
   for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
-  const body: Record<string, unknown> = { error: problem.error, error_description: problem.description };
+  const body: Record<string, unknown> = {
+    error: problem.error,
+    error_description: clip(problem.description, limits().description),
+  };
   if (problem.options.scope !== undefined) body.scope = problem.options.scope;
   return reply
     .code(problem.status)

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { CALLBACK_TOKEN_HEADER } from '../delivery/callback-tokens.js';
 import { ApiProblem, OAuthProblem } from '../errors.js';
 import type { Services } from '../handlers/types.js';
-import type { RateLimiter } from '../rate-limit.js';
+import type { RateLimiter, RateLimitState } from '../rate-limit.js';
 import { sha256Hex } from './secrets.js';
 import {
   type AuthContext,
@@ -33,6 +33,8 @@ declare module 'fastify' {
     callback?: { instanceId: number; integrationId: string; channelId: string };
     /** HTTP Basic credentials as sent, checked against the database in the second phase. */
     basicCredentials?: { id: string; secret: string };
+    /** The window this request was counted in: sent back as RateLimit-* headers (app.ts). */
+    rateLimit?: RateLimitState;
   }
 }
 
@@ -83,8 +85,10 @@ export function createGuard(operation: Operation, services: Services, limiter: R
     );
   }
 
-  const rateLimit = (key: string) => {
+  // Every request counts once, against its client once the token is verified, else against its IP.
+  const rateLimit = (request: FastifyRequest, key: string) => {
     const decision = limiter.hit(key);
+    request.rateLimit = decision.state;
     if (!decision.allowed) {
       throw new ApiProblem(429, `Rate limit reached; retry in ${decision.retryAfterSeconds} seconds.`, {
         headers: { 'retry-after': String(decision.retryAfterSeconds) },
@@ -93,10 +97,13 @@ export function createGuard(operation: Operation, services: Services, limiter: R
   };
 
   async function onRequest(request: FastifyRequest): Promise<void> {
-    if (isPublic) return;
+    if (isPublic) {
+      rateLimit(request, `ip:${request.ip}`);
+      return;
+    }
 
     if (basic) {
-      rateLimit(`ip:${request.ip}`);
+      rateLimit(request, `ip:${request.ip}`);
       const credentials = parseBasic(request.headers.authorization);
       if (!credentials) throw invalidClient(false);
       request.basicCredentials = credentials;
@@ -104,7 +111,7 @@ export function createGuard(operation: Operation, services: Services, limiter: R
     }
 
     if (botToken) {
-      rateLimit(`ip:${request.ip}`);
+      rateLimit(request, `ip:${request.ip}`);
       const token = request.headers[CALLBACK_TOKEN_HEADER];
       if (typeof token !== 'string') throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} header is required`);
       if (!/^[0-9a-f]{64}$/.test(token))
@@ -115,21 +122,21 @@ export function createGuard(operation: Operation, services: Services, limiter: R
     const header = request.headers.authorization;
     const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
     if (!match) {
-      rateLimit(`ip:${request.ip}`);
+      rateLimit(request, `ip:${request.ip}`);
       throw new ApiProblem(401, 'Full authentication is required to access this resource', {
         headers: { 'www-authenticate': BEARER_REALM },
       });
     }
     const auth = await verifyAccessToken(services.tokens, match[1]!);
     if (!auth) {
-      rateLimit(`ip:${request.ip}`);
+      rateLimit(request, `ip:${request.ip}`);
       throw new OAuthProblem(401, 'invalid_token', 'The access token is invalid, expired or revoked', {
         headers: {
           'www-authenticate': `${BEARER_REALM}, error="invalid_token", error_description="The access token is invalid, expired or revoked"`,
         },
       });
     }
-    rateLimit(`client:${auth.clientId}`);
+    rateLimit(request, `client:${auth.clientId}`);
     const missing = requiredScopes.filter((s) => !auth.scopes.includes(s));
     if (missing.length > 0) {
       const scope = requiredScopes.join(' ');
