@@ -1,7 +1,13 @@
 // The README's usage, configuration and pagination snippets, type-checked by `pnpm typecheck` so the README
 // cannot drift from the generated types. (Imports are relative here; in an application they are
 // `@platform-api/client`.)
-import { createPlatformClient, createSiteClient, PlatformAuthError, paginate } from '../src/index.js';
+import {
+  createPlatformClient,
+  createSiteClient,
+  PlatformApiError,
+  PlatformAuthError,
+  paginate,
+} from '../src/index.js';
 
 export async function usage(datasetId: string, groupId: number) {
   const platform = createPlatformClient({
@@ -11,16 +17,15 @@ export async function usage(datasetId: string, groupId: number) {
     scopes: ['user', 'data'],
   });
 
-  const {
-    data: user,
-    error,
-    response,
-  } = await platform.POST('/v1/users', {
+  const created = await platform.POST('/v1/users', {
     params: { query: { sendInvite: false } },
     body: { name: 'Ada Lovelace', email: 'ada@example.com', role: 'Admin' },
   });
-  if (error) throw new Error(`create failed: ${response.status} ${JSON.stringify(error)}`);
-  console.log(user.id, response.headers.get('Location'));
+  if (created.error) throw PlatformApiError.from(created);
+  console.log(created.data.id, created.response.headers.get('Location'));
+
+  const { data: users = [] } = await platform.GET('/v1/users', { params: { query: { limit: 10 } } });
+  console.log(users.map((user) => user.email));
 
   const { data: dataset } = await platform.GET('/v1/datasets/{id}', { params: { path: { id: datasetId } } });
   console.log(dataset?.name);
@@ -59,7 +64,7 @@ export async function usage(datasetId: string, groupId: number) {
     const { data: page = [] } = await platform.GET('/v1/users', {
       params: { query: { limit: 500, offset } },
     });
-    if (page.length === 0) break;
+    if (page.length < 500) break;
     offset += page.length;
   }
 }

@@ -1,6 +1,7 @@
 // `pnpm build` here works alone, on a fresh clone: src/generated/ and the spec's bundles are git-ignored,
-// so it first has turbo bundle the spec, build the validator and generate the types (each cached), then
-// runs tsup. Under turbo (TURBO_HASH set) the `build` task already depends on all of that: tsup only.
+// so it first has turbo bundle the spec and build the validator (what scripts/generate.mjs needs; both
+// cached), generates the types, then runs tsup. Under turbo (TURBO_HASH set) the `build` task already
+// depends on all of that: tsup only.
 import { spawnSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,8 +22,17 @@ function run(command, args, cwd) {
 if (!process.env.TURBO_HASH) {
   run(
     'pnpm',
-    ['exec', 'turbo', 'run', 'generate', '--filter=@platform-api/client', '--output-logs=errors-only'],
+    [
+      'exec',
+      'turbo',
+      'run',
+      'bundle',
+      'build',
+      '--filter=@platform-api/validator...',
+      '--output-logs=errors-only',
+    ],
     repoRoot,
   );
+  run(process.execPath, [resolve(packageDir, 'scripts/generate.mjs')], packageDir);
 }
 run(resolve(packageDir, 'node_modules/.bin/tsup'), [], packageDir);
