@@ -1,27 +1,139 @@
 #!/usr/bin/env node
-// Starts the Prism mocks: `platform-api-mock [platform|site ...]` (both by default).
+// `platform-api-mock [platform|site ...]` starts the Prism mocks (both by default);
+// `platform-api-mock trigger <EVENT_TYPE|all ...> --to <url>` sends chat events to a receiver.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ChatEvents } from './events.js';
 import { type MockedApi, type MockServer, mockedApis, startMock } from './index.js';
+import { trigger } from './trigger.js';
 
-const requested = process.argv.slice(2);
-const apis = (requested.length > 0 ? requested : Object.keys(mockedApis)) as MockedApi[];
-for (const api of apis) {
-  if (!(api in mockedApis)) {
-    console.error(`Unknown API "${api}". Known: ${Object.keys(mockedApis).join(', ')}`);
-    process.exit(2);
+const USAGE = `Usage:
+  platform-api-mock [platform|site ...]          start the Prism mocks (both by default)
+  platform-api-mock trigger <EVENT_TYPE|all ...> --to <url> [options]
+  platform-api-mock trigger --list               the event types
+
+trigger options:
+  --to <url>              the receiver (https)
+  --secret <whsec_…>      signing secret (default: a new one, printed)
+  --callback-host <host>  where the callback endpoint listens (default 127.0.0.1)
+  --callback-port <port>  its port (default: a free one)
+  --callback-url <url>    the callback URL's base as the receiver sees it (a tunnel)
+  --wait <seconds>        how long to wait for the post-back (default 30; 0: do not wait)
+  --timeout <seconds>     deadline of the delivery (default 10)
+  --ca <file>             trust this CA certificate (PEM) for the receiver
+  --insecure              accept any certificate (a self-signed receiver)`;
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'trigger') process.exitCode = await runTrigger(rest);
+else if (command === '--help' || command === '-h' || command === 'help') console.log(USAGE);
+else await runMocks(process.argv.slice(2));
+
+async function runTrigger(args: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseTriggerArgs>;
+  try {
+    parsed = parseTriggerArgs(args);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
   }
+  const { values, positionals } = parsed;
+  const events = new ChatEvents();
+  if (values.list) {
+    console.log(events.types.join('\n'));
+    return 0;
+  }
+  const types = positionals.includes('all') ? events.types : positionals;
+  const unknown = types.filter((type) => !events.events.has(type));
+  if (types.length === 0 || unknown.length > 0 || !values.to) {
+    const problem =
+      unknown.length > 0
+        ? `Unknown event type ${unknown.join(', ')}. Known: ${events.types.join(', ')}`
+        : types.length === 0
+          ? 'Name an event type (or all).'
+          : '--to is required.';
+    console.error(`${problem}\n\n${USAGE}`);
+    return 2;
+  }
+  const number = (name: string, value: string | undefined, scale: number) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0) {
+      console.error(`--${name} takes a number, not "${value}"`);
+      process.exit(2);
+    }
+    return parsed * scale;
+  };
+  const waitMs = number('wait', values.wait, 1000);
+  const timeoutMs = number('timeout', values.timeout, 1000);
+  const callbackPort = number('callback-port', values['callback-port'], 1);
+  const secret = values.secret;
+  if (secret !== undefined && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) {
+    console.error('--secret must be a Standard Webhooks secret: whsec_ followed by base64');
+    return 2;
+  }
+  let failures = 0;
+  for (const eventType of types) {
+    const result = await trigger({
+      eventType,
+      to: values.to,
+      ...(secret !== undefined ? { secret } : {}),
+      ...(values['callback-host'] !== undefined ? { callbackHost: values['callback-host'] } : {}),
+      ...(callbackPort !== undefined ? { callbackPort } : {}),
+      ...(values['callback-url'] !== undefined ? { callbackBaseUrl: values['callback-url'] } : {}),
+      ...(waitMs !== undefined ? { waitMs } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(values.ca !== undefined ? { ca: readFileSync(values.ca, 'utf8') } : {}),
+      ...(values.insecure ? { insecure: true } : {}),
+      events,
+      log: (line) => console.log(`[${eventType}] ${line}`),
+    });
+    console.log(`[${eventType}] ${result.ok ? 'ok' : 'FAILED'}`);
+    if (!result.ok) failures += 1;
+  }
+  return failures === 0 ? 0 : 1;
 }
 
-const servers: MockServer[] = [];
-for (const api of apis) {
-  const port = Number(process.env[`MOCK_${api.toUpperCase()}_PORT`] ?? mockedApis[api].defaultPort);
-  const server = await startMock(api, { port });
-  servers.push(server);
-  console.log(`${api} mock (Prism): ${server.url}`);
+function parseTriggerArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      to: { type: 'string' },
+      secret: { type: 'string' },
+      'callback-host': { type: 'string' },
+      'callback-port': { type: 'string' },
+      'callback-url': { type: 'string' },
+      wait: { type: 'string' },
+      timeout: { type: 'string' },
+      ca: { type: 'string' },
+      insecure: { type: 'boolean' },
+      list: { type: 'boolean' },
+    },
+  });
 }
 
-const shutdown = async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  process.exit(0);
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+async function runMocks(requested: string[]): Promise<void> {
+  const apis = (requested.length > 0 ? requested : Object.keys(mockedApis)) as MockedApi[];
+  for (const api of apis) {
+    if (!(api in mockedApis)) {
+      console.error(`Unknown API "${api}". Known: ${Object.keys(mockedApis).join(', ')}\n\n${USAGE}`);
+      process.exit(2);
+    }
+  }
+
+  const servers: MockServer[] = [];
+  for (const api of apis) {
+    const port = Number(process.env[`MOCK_${api.toUpperCase()}_PORT`] ?? mockedApis[api].defaultPort);
+    const server = await startMock(api, { port });
+    servers.push(server);
+    console.log(`${api} mock (Prism): ${server.url}`);
+  }
+
+  const shutdown = async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}

@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { createFront, type Front } from './front.js';
 
 /** The APIs this package mocks, each served from its bundle in @platform-api/spec. */
 export const mockedApis = {
@@ -17,6 +20,7 @@ export interface MockServer {
 }
 
 export interface StartMockOptions {
+  /** The port to listen on; 0 picks a free one (see `url`). */
   port?: number;
   host?: string;
   /** Forwarded Prism output; defaults to dropping it (tests) — the CLI passes process.stderr. */
@@ -32,26 +36,94 @@ function prismBinary(): string {
   return join(dirname(pkg), 'dist', 'index.js');
 }
 
+/** Where Prism itself listens: loopback only, reached through the front. */
+const PRISM_HOST = '127.0.0.1';
+
 /**
- * Starts Prism on one bundled spec. `--errors` makes Prism answer schema-invalid requests with the
- * spec's own 4xx responses (or 422) instead of only logging the violation.
+ * Starts Prism on one bundled spec behind a small node:http front (front.ts) listening on `port`.
+ * `--errors` makes Prism answer schema-invalid requests with the spec's own 4xx responses (or 422)
+ * instead of only logging the violation.
  */
 export async function startMock(api: MockedApi, options: StartMockOptions = {}): Promise<MockServer> {
   const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? mockedApis[api].defaultPort;
-  const bundle = require.resolve(mockedApis[api].bundle);
-  const child = spawn(
-    process.execPath,
-    [prismBinary(), 'mock', bundle, '--host', host, '--port', String(port), '--errors', '--cors', 'false'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const url = `http://${host}:${port}`;
-  await waitUntilListening(child, url, options);
+  let front: Front | undefined;
+  const server = http.createServer((request, response) => {
+    if (front) front.handle(request, response);
+    else response.writeHead(503, { 'retry-after': '1' }).end('The mock is starting.\n');
+  });
+  // The public port first, so that a busy one fails before Prism is started.
+  await listen(server, host, options.port ?? mockedApis[api].defaultPort);
+  const port = (server.address() as AddressInfo).port;
+  let child: ChildProcess | undefined;
+  try {
+    const prismPort = await loopbackPort();
+    const bundle = require.resolve(mockedApis[api].bundle);
+    child = spawn(
+      process.execPath,
+      [
+        prismBinary(),
+        'mock',
+        bundle,
+        '--host',
+        PRISM_HOST,
+        '--port',
+        String(prismPort),
+        '--errors',
+        '--cors',
+        'false',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    await waitUntilListening(child, `http://${PRISM_HOST}:${prismPort}`, options);
+    front = createFront({ host: PRISM_HOST, port: prismPort });
+  } catch (error) {
+    await closeServer(server);
+    if (child) await stopChild(child);
+    throw error;
+  }
+  const prism = child;
   return {
     api,
-    url,
-    close: () => stopChild(child),
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: async () => {
+      await closeServer(server);
+      front?.close();
+      await stopChild(prism);
+    },
   };
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** A free loopback port for Prism (Prism cannot be told to pick one and report it). */
+function loopbackPort(): Promise<number> {
+  const probe = http.createServer();
+  return listen(probe, PRISM_HOST, 0).then(
+    () =>
+      new Promise((resolve) => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      }),
+  );
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 function waitUntilListening(child: ChildProcess, url: string, options: StartMockOptions): Promise<void> {
@@ -88,3 +160,7 @@ function stopChild(child: ChildProcess): Promise<void> {
     setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
   });
 }
+
+export { type CallbackServer, type PostBack, startCallbackServer } from './callback-server.js';
+export { type ChatEvent, ChatEvents } from './events.js';
+export { type Delivery, type TriggerOptions, type TriggerResult, trigger } from './trigger.js';

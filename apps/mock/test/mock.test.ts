@@ -1,9 +1,10 @@
-// The launcher: Prism comes up on the bundled spec, answers from its examples, rejects invalid
-// requests with 4xx, and stops cleanly (the port is free again). The full contract suite against
-// the mocks lives in @platform-api/contract-tests.
+// The launcher: Prism comes up on the bundled spec behind the front, answers from its examples, rejects
+// invalid requests with 4xx, and stops cleanly (the port is free again); the front answers 401s for the
+// request that was made. The full contract suite against the mocks lives in @platform-api/contract-tests.
 import { freePort, portIsFree } from '@platform-api/test-support';
-import { describe, expect, it } from 'vitest';
-import { startMock } from '../src/index.js';
+import { loadBundle, SpecValidator } from '@platform-api/validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MockServer, startMock } from '../src/index.js';
 
 describe.each(['platform', 'site'] as const)('%s mock', (api) => {
   it('starts, serves the spec and stops', async () => {
@@ -26,5 +27,74 @@ describe.each(['platform', 'site'] as const)('%s mock', (api) => {
       await mock.close();
     }
     expect(await portIsFree(port)).toBe(true);
+  });
+});
+
+describe('the front before Prism', () => {
+  const platform = new SpecValidator(loadBundle('platform'));
+  const site = new SpecValidator(loadBundle('site'));
+  let mocks: Record<'platform' | 'site', MockServer>;
+
+  beforeAll(async () => {
+    const [platformMock, siteMock] = await Promise.all([
+      startMock('platform', { port: 0 }),
+      startMock('site', { port: 0 }),
+    ]);
+    mocks = { platform: platformMock, site: siteMock };
+  });
+  afterAll(async () => {
+    await Promise.all(Object.values(mocks ?? {}).map((mock) => mock.close()));
+  });
+
+  async function exchange(
+    api: 'platform' | 'site',
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+  ) {
+    const response = await fetch(`${mocks[api].url}${path}`, { method, headers });
+    const answer = { status: response.status, headers: response.headers, body: await response.text() };
+    const validator = api === 'platform' ? platform : site;
+    const operation = validator.findOperation(method, path);
+    if (!operation) throw new Error(`no operation for ${method} ${path}`);
+    expect(validator.validateResponse(operation, answer)).toEqual([]);
+    return { ...answer, json: JSON.parse(answer.body) as Record<string, unknown> };
+  }
+
+  it('answers / on the platform mock with the links to the docs and the health check', async () => {
+    const index = await exchange('platform', 'GET', '/');
+    expect(index.status).toBe(200);
+    const links = index.json.links as Record<string, string>;
+    expect(links.docs).toMatch(/^https?:\/\//);
+    expect((await exchange('platform', 'GET', links.health ?? '')).status).toBe(200);
+  });
+
+  it('answers / on the site mock with the site index', async () => {
+    const index = await exchange('site', 'GET', '/');
+    expect(index.status).toBe(200);
+    expect(index.json.routes).toBeTypeOf('object');
+  });
+
+  it('answers a request without credentials with a 401 naming its path and claiming no expired token', async () => {
+    const path = '/v1/chat/channels/ch_4f2a9d71c3/messages?limit=5';
+    const denied = await exchange('platform', 'GET', path);
+    expect(denied.status).toBe(401);
+    expect(denied.json.path).toBe('/v1/chat/channels/ch_4f2a9d71c3/messages');
+    const challenge = denied.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer realm="[^"]+"$/);
+    // A Basic header is no bearer token either (RFC 6750 §3.1: no error code then).
+    const basic = await exchange('platform', 'GET', '/v1/users/964382593', { authorization: 'Basic eDp5' });
+    expect(basic.status).toBe(401);
+    expect(basic.json.path).toBe('/v1/users/964382593');
+    expect(basic.headers.get('www-authenticate')).toBe(challenge);
+  });
+
+  it('keeps the challenge of a 401 asked for with a bearer token (Prefer: code=401)', async () => {
+    const denied = await exchange('platform', 'GET', '/v1/users/964382593', {
+      authorization: 'Bearer any',
+      prefer: 'code=401',
+    });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
 });

@@ -1,0 +1,139 @@
+// A node:http front in front of Prism. It forwards every request and response unchanged and streaming,
+// except Prism's 401s: Prism answers every 401 with the spec's first example, which names `/v1/users`
+// whatever the path and, in `WWW-Authenticate`, says the token expired even when none was sent.
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+
+/** Hop-by-hop fields (RFC 9110 §7.6.1): each side of the front has its own connection. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Auth-params that describe a token that was sent; RFC 6750 §3.1: none when the request had no token. */
+const TOKEN_ERROR_PARAMS = new Set(['error', 'error_description', 'error_uri']);
+
+/** Largest 401 body rewritten; Prism's are a few hundred bytes, a bigger one passes unchanged. */
+const MAX_REWRITTEN_BODY = 64 * 1024;
+
+export interface Front {
+  handle(request: IncomingMessage, response: ServerResponse): void;
+  /** Closes the kept-alive connections to Prism. */
+  close(): void;
+}
+
+export function createFront(upstream: { host: string; port: number }): Front {
+  const agent = new http.Agent({ keepAlive: true });
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const forwarded = http.request({
+      host: upstream.host,
+      port: upstream.port,
+      method: request.method,
+      path: request.url,
+      headers: withoutHopByHop(request.headers),
+      agent,
+    });
+    forwarded.on('error', (error) => {
+      if (response.headersSent) {
+        response.destroy(error);
+        return;
+      }
+      response.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(`The mock's Prism process did not answer: ${error.message}\n`);
+    });
+    forwarded.on('response', (answer) => {
+      if (answer.statusCode === 401) rewriteUnauthorized(request, answer, response);
+      else respond(response, answer, answer.rawHeaders);
+    });
+    request.pipe(forwarded);
+  };
+  return { handle, close: () => agent.destroy() };
+}
+
+/** Prism's status and headers (hop-by-hop ones dropped), then `body` or Prism's body streamed. */
+function respond(
+  response: ServerResponse,
+  answer: IncomingMessage,
+  rawHeaders: string[],
+  body?: Buffer,
+): void {
+  const headers = rawHeadersWithout(rawHeaders, body ? ['content-length'] : []);
+  if (body) headers.push('Content-Length', String(body.length));
+  response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+  if (body) response.end(body);
+  else answer.pipe(response);
+}
+
+/** Names the request's path in the body and drops token error params when no bearer token was sent. */
+function rewriteUnauthorized(
+  request: IncomingMessage,
+  answer: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const chunks: Buffer[] = [];
+  answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+  answer.on('error', (error) => response.destroy(error));
+  answer.on('end', () => {
+    const original = Buffer.concat(chunks);
+    const body =
+      original.length > MAX_REWRITTEN_BODY ? original : rewrittenBody(original, request.url ?? '/');
+    const sentBearer = /^bearer\s+\S/i.test(request.headers.authorization ?? '');
+    const rawHeaders: string[] = [];
+    for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+      const name = answer.rawHeaders[i] ?? '';
+      let value = answer.rawHeaders[i + 1] ?? '';
+      if (name.toLowerCase() === 'www-authenticate' && !sentBearer) value = withoutTokenErrors(value);
+      rawHeaders.push(name, value);
+    }
+    respond(response, answer, rawHeaders, body);
+  });
+}
+
+function rewrittenBody(original: Buffer, url: string): Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(original.toString('utf8'));
+  } catch {
+    return original;
+  }
+  // Only an error body that names a path (the platform's ApiError) is about the request's path.
+  if (!parsed || typeof parsed !== 'object' || typeof (parsed as { path?: unknown }).path !== 'string') {
+    return original;
+  }
+  const path = url.split('?')[0] ?? url;
+  return Buffer.from(JSON.stringify({ ...parsed, path }));
+}
+
+/** `Bearer realm="x", error="invalid_token", error_description="…"` → `Bearer realm="x"`. */
+export function withoutTokenErrors(challenge: string): string {
+  const match = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(.*)$/s.exec(challenge);
+  if (!match) return challenge;
+  const [, scheme, rest = ''] = match;
+  const params: string[] = [];
+  for (const param of rest.matchAll(/([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^,\s]*)/g)) {
+    if (!TOKEN_ERROR_PARAMS.has((param[1] ?? '').toLowerCase())) params.push(`${param[1]}=${param[2]}`);
+  }
+  return params.length > 0 ? `${scheme} ${params.join(', ')}` : `${scheme}`;
+}
+
+function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const kept: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HOP_BY_HOP.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+function rawHeadersWithout(rawHeaders: string[], extra: string[]): string[] {
+  const dropped = new Set([...HOP_BY_HOP, ...extra]);
+  const kept: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] ?? '';
+    if (!dropped.has(name.toLowerCase())) kept.push(name, rawHeaders[i + 1] ?? '');
+  }
+  return kept;
+}

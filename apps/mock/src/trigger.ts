@@ -1,0 +1,222 @@
+// `trigger`: delivers one chat event to a receiver the way the service does (the spec's example payload,
+// the delivery headers the reference server sends, a Standard Webhooks signature), with a callback URL
+// served here, and reports whether the receiver acknowledged it and posted back a valid message.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import tls from 'node:tls';
+import { isObject, type JsonObject } from '@platform-api/validator';
+import { type CallbackServer, type PostBack, startCallbackServer } from './callback-server.js';
+import { ChatEvents, STANDARD_WEBHOOKS_HEADERS } from './events.js';
+import { generateSecret, signDelivery } from './signing.js';
+
+/** The reference server's User-Agent, marked as the mock's. */
+const USER_AGENT = 'platform-api-webhooks/1 (mock trigger)';
+
+/** Bytes of the receiver's answer kept for the report. */
+const MAX_ANSWER_BYTES = 2048;
+
+export interface TriggerOptions {
+  /** The event type: a webhook of the platform bundle (`MESSAGE_POSTED`). */
+  eventType: string;
+  /** The receiver (https; http is sent too, with a warning, as the service would refuse it). */
+  to: string;
+  /** `whsec_…`; a new one is generated (and reported) when absent. */
+  secret?: string;
+  /** Where the callback endpoint listens: 127.0.0.1 and a free port by default. */
+  callbackHost?: string;
+  callbackPort?: number;
+  /** The callback URL's base as the receiver must see it (a tunnel), instead of http://host:port. */
+  callbackBaseUrl?: string;
+  /** How long to wait for the post-back after a 2xx; 0 does not wait (the post-back is not checked). */
+  waitMs?: number;
+  /** The deadline of the delivery (connect, TLS and the answer): the spec's 10 seconds by default. */
+  timeoutMs?: number;
+  /** Extra CA certificates (PEM) to trust for an https receiver, as the server's extra CA. */
+  ca?: string;
+  /** Accept any certificate (a self-signed development receiver). */
+  insecure?: boolean;
+  /** Progress lines; the CLI prints them. */
+  log?: (line: string) => void;
+  /** The events of the bundle, when the caller already read them. */
+  events?: ChatEvents;
+}
+
+export interface Delivery {
+  /** The receiver's status, or undefined when there was none (network error, timeout). */
+  status?: number;
+  error?: string;
+  /** The start of the receiver's answer. */
+  answer: string;
+}
+
+export interface TriggerResult {
+  ok: boolean;
+  eventType: string;
+  secret: string;
+  webhookId: string;
+  headers: Record<string, string>;
+  body: string;
+  delivery: Delivery;
+  callbackUrl?: string;
+  /** The post-back, if one came (not awaited when `waitMs` is 0 or the delivery failed). */
+  postBack?: PostBack;
+}
+
+export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
+  const log = options.log ?? (() => {});
+  const events = options.events ?? new ChatEvents();
+  const event = events.event(options.eventType);
+  const target = new URL(options.to);
+  if (target.protocol !== 'https:' && target.protocol !== 'http:')
+    throw new Error(`--to must be an https URL`);
+  if (target.protocol === 'http:')
+    log(`warning: ${options.to} is not https; the service delivers to https URLs only`);
+  const secret = options.secret ?? generateSecret();
+  if (!options.secret) log(`signing secret (generated): ${secret}`);
+
+  const webhookId = `evt_${randomBytes(10).toString('hex')}`;
+  const payload: JsonObject = event.example;
+  if (isObject(payload.event) && 'id' in payload.event) payload.event.id = webhookId;
+
+  let callback: CallbackServer | undefined;
+  if (isObject(payload.callback)) {
+    const channelId = isObject(payload.channel) ? payload.channel.id : undefined;
+    if (typeof channelId !== 'string') throw new Error(`${event.type}'s example names no channel`);
+    const token = randomBytes(32).toString('hex');
+    callback = await startCallbackServer({
+      events,
+      channelId,
+      token,
+      ...(options.callbackHost !== undefined ? { host: options.callbackHost } : {}),
+      ...(options.callbackPort !== undefined ? { port: options.callbackPort } : {}),
+      ...(options.callbackBaseUrl !== undefined ? { publicBaseUrl: options.callbackBaseUrl } : {}),
+    });
+    const headers = isObject(payload.callback.headers) ? payload.callback.headers : {};
+    payload.callback = { url: callback.url, headers: { ...headers, [events.callback.tokenHeader]: token } };
+    log(`callback: ${callback.url} (${events.callback.tokenHeader}: ${token})`);
+  }
+
+  try {
+    const body = JSON.stringify(payload);
+    const headers: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      'content-type': event.contentType,
+      [STANDARD_WEBHOOKS_HEADERS.id]: webhookId,
+      [event.eventTypeHeader]: event.type,
+      ...signDelivery(secret, webhookId, Date.now(), body),
+    };
+    // What is sent must be what the spec documents; a failure here is a defect of the mock or the spec.
+    const problems = events.validator.validateRequest(event.operation, {
+      headers: new Headers(headers),
+      body,
+    });
+    if (problems.length > 0) {
+      throw new Error(
+        `The ${event.type} delivery does not match the spec:\n${problems.map((p) => p.message).join('\n')}`,
+      );
+    }
+
+    log(`POST ${options.to} (${event.type}, webhook-id ${webhookId})`);
+    const delivery = await deliver(target, headers, body, options);
+    const base = {
+      eventType: event.type,
+      secret,
+      webhookId,
+      headers,
+      body,
+      delivery,
+      ...(callback ? { callbackUrl: callback.url } : {}),
+    };
+    if (delivery.status === undefined) {
+      log(`not delivered: ${delivery.error}`);
+      return { ok: false, ...base };
+    }
+    const acknowledged = delivery.status >= 200 && delivery.status < 300;
+    log(`receiver answered ${delivery.status}${acknowledged ? '' : ` (${meaning(delivery.status)})`}`);
+    if (!acknowledged) return { ok: false, ...base };
+
+    const waitMs = options.waitMs ?? 30_000;
+    if (!callback || waitMs === 0) return { ok: true, ...base };
+    log(`waiting up to ${Math.round(waitMs / 1000)} s for the post-back to ${callback.url}`);
+    const postBack = await within(callback.postBack, waitMs);
+    if (!postBack) {
+      log(`no post-back within ${Math.round(waitMs / 1000)} s`);
+      return { ok: false, ...base };
+    }
+    if (postBack.accepted) log(`post-back accepted (${postBack.status}): ${postBack.body}`);
+    else log(`post-back refused (${postBack.status}): ${postBack.problems.join('; ')}`);
+    return { ok: postBack.accepted, ...base, postBack };
+  } finally {
+    await callback?.close();
+  }
+}
+
+/** One POST, no redirects followed, one deadline for the whole exchange (as the service's sender). */
+function deliver(
+  target: URL,
+  headers: Record<string, string>,
+  body: string,
+  options: TriggerOptions,
+): Promise<Delivery> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (delivery: Delivery) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(delivery);
+    };
+    const secure = target.protocol === 'https:';
+    const requestOptions: https.RequestOptions = {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      agent: false,
+      ...(secure && options.insecure ? { rejectUnauthorized: false } : {}),
+      ...(secure && options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+    };
+    const request = (secure ? https : http).request(target, requestOptions);
+    const deadline = setTimeout(() => {
+      settle({ error: `no answer within ${timeoutMs} ms`, answer: '' });
+      request.destroy();
+    }, timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      settle({ error: `${error.code ?? 'error'}: ${error.message}`, answer: '' }),
+    );
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
+        size += chunk.length;
+      });
+      response.on('error', () => {});
+      const done = () =>
+        settle({
+          status: response.statusCode ?? 0,
+          answer: Buffer.concat(chunks).toString('utf8').slice(0, MAX_ANSWER_BYTES),
+        });
+      response.on('end', done);
+      response.on('close', done);
+    });
+    request.end(body);
+  });
+}
+
+/** What the service does with a non-2xx answer (the webhook operations' descriptions). */
+function meaning(status: number): string {
+  if (status === 410) return 'the service would stop the subscription';
+  if (status >= 300 && status < 400) return 'redirects are not followed; the service would retry';
+  return 'the service would retry with back-off';
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    promise.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+}
