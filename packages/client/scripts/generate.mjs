@@ -59,7 +59,8 @@ for (const target of targets) {
       '',
     ].join('\n');
 
-  const ast = await openapiTS(pathToFileURL(target.bundle), { silent: true });
+  // A property with a `default` is still optional in a request (the server fills it in): not required.
+  const ast = await openapiTS(pathToFileURL(target.bundle), { silent: true, defaultNonNullable: false });
   mkdirSync(dirname(target.output), { recursive: true });
   writeFileSync(target.output, `${header(`openapi-typescript ${toolVersion}`)}\n${astToString(ast)}`);
 
