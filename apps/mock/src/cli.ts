@@ -15,6 +15,7 @@ const USAGE = `Usage:
 trigger options:
   --to <url>              the receiver (https)
   --secret <whsec_…>      signing secret (default: a new one, printed)
+  --header 'Name: value'  a header configured on the integration (repeatable)
   --callback-host <host>  where the callback endpoint listens (default 127.0.0.1)
   --callback-port <port>  its port (default: a free one)
   --callback-url <url>    the callback URL's base as the receiver sees it (a tunnel)
@@ -71,12 +72,22 @@ async function runTrigger(args: string[]): Promise<number> {
     console.error('--secret must be a Standard Webhooks secret: whsec_ followed by base64');
     return 2;
   }
+  const headers: Record<string, string> = {};
+  for (const header of values.header ?? []) {
+    const colon = header.indexOf(':');
+    if (colon <= 0) {
+      console.error(`--header takes 'Name: value', not "${header}"`);
+      return 2;
+    }
+    headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
   let failures = 0;
   for (const eventType of types) {
     const result = await trigger({
       eventType,
       to: values.to,
       ...(secret !== undefined ? { secret } : {}),
+      headers,
       ...(values['callback-host'] !== undefined ? { callbackHost: values['callback-host'] } : {}),
       ...(callbackPort !== undefined ? { callbackPort } : {}),
       ...(values['callback-url'] !== undefined ? { callbackBaseUrl: values['callback-url'] } : {}),
@@ -101,6 +112,7 @@ function parseTriggerArgs(args: string[]) {
     options: {
       to: { type: 'string' },
       secret: { type: 'string' },
+      header: { type: 'string', multiple: true },
       'callback-host': { type: 'string' },
       'callback-port': { type: 'string' },
       'callback-url': { type: 'string' },

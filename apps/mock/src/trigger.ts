@@ -13,6 +13,17 @@ import { generateSecret, signDelivery } from './signing.js';
 /** The reference server's User-Agent, marked as the mock's. */
 const USER_AGENT = 'platform-api-webhooks/1 (mock trigger)';
 
+/** Framing fields Node sets for the request itself; a configured header of these names is not sent. */
+const FRAMING_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'te',
+  'upgrade',
+]);
+
 /** Bytes of the receiver's answer kept for the report. */
 const MAX_ANSWER_BYTES = 2048;
 
@@ -21,6 +32,8 @@ export interface TriggerOptions {
   eventType: string;
   /** The receiver (https; http is sent too, with a warning, as the service would refuse it). */
   to: string;
+  /** The integration's configured headers (e.g. an Authorization the receiver checks), sent first. */
+  headers?: Record<string, string>;
   /** `whsec_…`; a new one is generated (and reported) when absent. */
   secret?: string;
   /** Where the callback endpoint listens: 127.0.0.1 and a free port by default. */
@@ -99,13 +112,18 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
 
   try {
     const body = JSON.stringify(payload);
-    const headers: Record<string, string> = {
-      'user-agent': USER_AGENT,
+    // As the service: the integration's headers, then the delivery's own, which no configured one replaces.
+    const headers: Record<string, string> = Object.create(null);
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    }
+    headers['user-agent'] ??= USER_AGENT;
+    Object.assign(headers, {
       'content-type': event.contentType,
       [STANDARD_WEBHOOKS_HEADERS.id]: webhookId,
       [event.eventTypeHeader]: event.type,
       ...signDelivery(secret, webhookId, Date.now(), body),
-    };
+    });
     // What is sent must be what the spec documents; a failure here is a defect of the mock or the spec.
     const problems = events.validator.validateRequest(event.operation, {
       headers: new Headers(headers),

@@ -144,6 +144,25 @@ describe('trigger', () => {
     expect(() => new Webhook(result.secret).verify(delivery.body, delivery.headers)).not.toThrow();
   });
 
+  it("sends the integration's configured headers, which do not replace the delivery's own", async () => {
+    behaviour.postBack = undefined;
+    const secret = generateSecret();
+    const result = await trigger({
+      eventType,
+      to: receiverUrl,
+      secret,
+      ca: cert.cert,
+      waitMs: 0,
+      headers: { Authorization: 'Bearer receiver-secret', 'Webhook-Id': 'evt_forged', 'Content-Length': '1' },
+    });
+    expect(result.ok).toBe(true);
+    const [delivery] = received;
+    if (!delivery) throw new Error('no delivery');
+    expect(delivery.headers.authorization).toBe('Bearer receiver-secret');
+    expect(delivery.headers['webhook-id']).toBe(result.webhookId);
+    expect(() => new Webhook(secret).verify(delivery.body, delivery.headers)).not.toThrow();
+  });
+
   it('refuses an invalid post-back body with a spec-valid 400 and fails', async () => {
     behaviour.postBack = ({ callback }) =>
       postBack(
@@ -230,6 +249,8 @@ describe('the CLI', () => {
       receiverUrl,
       '--secret',
       secret,
+      '--header',
+      'Authorization: Bearer receiver-secret',
       '--ca',
       cert.certFile,
       '--wait',
