@@ -6,13 +6,7 @@ import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSpecAjv, isJsonMediaType, isObject, joinPointer, SPEC_ID } from '@platform-api/validator';
-import type { ChatEvents } from './events.js';
-
-/**
- * The challenge of a 401 from the callback operation. The spec states it in prose only (the description
- * of `components/headers/WwwAuthenticate`), so it is written here as the reference server sends it.
- */
-const CALLBACK_CHALLENGE = 'ChatBotToken realm="chat-callback"';
+import { CALLBACK_CHALLENGE, type ChatEvents } from './events.js';
 
 /** The JSON body limit the spec's PayloadTooLarge response states (1 MiB). */
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -13,6 +13,12 @@ import {
 /** The operation an event's `callback.url` has the shape of (see the `ChatEventCallback` schema). */
 const CALLBACK_OPERATION_ID = 'postCallbackMessage';
 
+/**
+ * The challenge of a 401 from the callback operation. The spec states it in prose only (the description
+ * of `components/headers/WwwAuthenticate`), so it is written here as the reference server sends it.
+ */
+export const CALLBACK_CHALLENGE = 'ChatBotToken realm="chat-callback"';
+
 /** The headers a Standard Webhooks signature consists of, named by the standard (and its library). */
 export const STANDARD_WEBHOOKS_HEADERS = {
   id: 'webhook-id',

@@ -26,7 +26,17 @@ export interface Front {
   close(): void;
 }
 
-export function createFront(upstream: { host: string; port: number }): Front {
+/** A route whose 401 carries its own challenge, not the one of Prism's example. */
+export interface ChallengeRoute {
+  method: string;
+  path: RegExp;
+  challenge: string;
+}
+
+export function createFront(
+  upstream: { host: string; port: number },
+  challenges: ChallengeRoute[] = [],
+): Front {
   const agent = new http.Agent({ keepAlive: true });
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const forwarded = http.request({
@@ -46,7 +56,7 @@ export function createFront(upstream: { host: string; port: number }): Front {
       response.end(`The mock's Prism process did not answer: ${error.message}\n`);
     });
     forwarded.on('response', (answer) => {
-      if (answer.statusCode === 401) rewriteUnauthorized(request, answer, response);
+      if (answer.statusCode === 401) rewriteUnauthorized(request, answer, response, challenges);
       else respond(response, answer, answer.rawHeaders);
     });
     request.pipe(forwarded);
@@ -73,6 +83,7 @@ function rewriteUnauthorized(
   request: IncomingMessage,
   answer: IncomingMessage,
   response: ServerResponse,
+  challenges: ChallengeRoute[],
 ): void {
   const chunks: Buffer[] = [];
   answer.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -82,11 +93,16 @@ function rewriteUnauthorized(
     const body =
       original.length > MAX_REWRITTEN_BODY ? original : rewrittenBody(original, request.url ?? '/');
     const sentBearer = /^bearer\s+\S/i.test(request.headers.authorization ?? '');
+    const pathname = (request.url ?? '/').split('?')[0] ?? '/';
+    const route = challenges.find((r) => r.method === request.method && r.path.test(pathname));
     const rawHeaders: string[] = [];
     for (let i = 0; i < answer.rawHeaders.length; i += 2) {
       const name = answer.rawHeaders[i] ?? '';
       let value = answer.rawHeaders[i + 1] ?? '';
-      if (name.toLowerCase() === 'www-authenticate' && !sentBearer) value = withoutTokenErrors(value);
+      if (name.toLowerCase() === 'www-authenticate') {
+        if (route) value = route.challenge;
+        else if (!sentBearer) value = withoutTokenErrors(value);
+      }
       rawHeaders.push(name, value);
     }
     respond(response, answer, rawHeaders, body);

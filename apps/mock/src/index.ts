@@ -3,7 +3,9 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createFront, type Front } from './front.js';
+import { templateToRegExp } from '@platform-api/validator';
+import { CALLBACK_CHALLENGE, ChatEvents } from './events.js';
+import { type ChallengeRoute, createFront, type Front } from './front.js';
 
 /** The APIs this package mocks, each served from its bundle in @platform-api/spec. */
 export const mockedApis = {
@@ -75,7 +77,10 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     await waitUntilListening(child, `http://${PRISM_HOST}:${prismPort}`, options);
-    front = createFront({ host: PRISM_HOST, port: prismPort });
+    front = createFront(
+      { host: PRISM_HOST, port: prismPort },
+      api === 'platform' ? platformChallenges() : [],
+    );
   } catch (error) {
     await closeServer(server);
     if (child) await stopChild(child);
@@ -91,6 +96,18 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
       await stopChild(prism);
     },
   };
+}
+
+/** The callback operation authenticates with its token header, and its 401 says so (events.ts). */
+function platformChallenges(): ChallengeRoute[] {
+  const { operation } = new ChatEvents().callback;
+  return [
+    {
+      method: operation.method.toUpperCase(),
+      path: templateToRegExp(operation.path),
+      challenge: CALLBACK_CHALLENGE,
+    },
+  ];
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<void> {

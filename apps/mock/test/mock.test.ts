@@ -89,6 +89,19 @@ describe('the front before Prism', () => {
     expect(basic.headers.get('www-authenticate')).toBe(challenge);
   });
 
+  it('challenges a callback post without its token with the callback scheme, not Bearer', async () => {
+    const response = await fetch(`${mocks.platform.url}/v1/chat/bots/message/ch_4f2a9d71c3`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { text: 'hi' } }),
+    });
+    const answer = { status: response.status, headers: response.headers, body: await response.text() };
+    expect(platform.validateResponse(platform.operation('postCallbackMessage'), answer)).toEqual([]);
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toMatch(/^ChatBotToken realm="[^"]+"$/);
+    expect(JSON.parse(answer.body).path).toBe('/v1/chat/bots/message/ch_4f2a9d71c3');
+  });
+
   it('keeps the challenge of a 401 asked for with a bearer token (Prefer: code=401)', async () => {
     const denied = await exchange('platform', 'GET', '/v1/users/964382593', {
       authorization: 'Bearer any',
