@@ -6,10 +6,10 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type MockedApi, type MockServer, startMock } from '@platform-api/mock';
+import { freePort } from '@platform-api/test-support';
 import { HTTP_METHODS } from '@platform-api/validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The one place that builds the venv of the service's Python SDK (pydomo from PyPI, pinned).
@@ -76,17 +76,6 @@ async function inBatches<T, R>(items: T[], limit: number, task: (item: T) => Pro
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
 }
 
 describe('code samples are complete', () => {

@@ -10,7 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { HTTP_METHODS } from '@platform-api/validator';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error — plain ESM script without type declarations
 import { serveDocs } from '../scripts/serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
