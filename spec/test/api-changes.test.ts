@@ -1,7 +1,7 @@
 // The breaking-change gate (scripts/api-changes.mjs) on fixture copies of the spec: a copy as released,
 // and a copy with one edit. Optic judges; these tests check that the gate fails and passes when it should.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,7 @@ function fixture(
 ) {
   const dir = join(scratch, name);
   cpSync(join(repoRoot, 'redocly.yaml'), join(dir, 'redocly.yaml'));
-  for (const part of ['platform', 'site', 'rules'])
+  for (const part of ['platform', 'site', 'rules', 'scripts', 'samples'])
     cpSync(join(specDir, part), join(dir, 'spec', part), { recursive: true });
   edit((path, change) => {
     const file = join(dir, 'spec', path);
@@ -38,13 +38,13 @@ const released = fixture('released', () => {});
 async function gate(head: string) {
   const changelog = join(head, 'changelog.md');
   const args = [script, '--check', '--api', 'platform-public', '--base-dir', released, '--head-dir', head];
-  try {
-    const { stdout } = await promisify(execFile)(process.execPath, [...args, '--changelog', changelog]);
-    return { code: 0, stdout, changelog: readFileSync(changelog, 'utf8') };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string };
-    return { code: failure.code, stdout: failure.stdout, changelog: readFileSync(changelog, 'utf8') };
-  }
+  const outcome = await promisify(execFile)(process.execPath, [...args, '--changelog', changelog]).then(
+    ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  // No changelog: the script itself failed (not the gate), and its stderr says why.
+  if (!existsSync(changelog)) throw new Error(`api-changes.mjs failed:\n${outcome.stderr}${outcome.stdout}`);
+  return { code: outcome.code, stdout: outcome.stdout, changelog: readFileSync(changelog, 'utf8') };
 }
 
 /** Breaking: a response property clients read (`User.email`) disappears. */
