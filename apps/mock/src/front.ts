@@ -37,7 +37,10 @@ export function createFront(
   upstream: { host: string; port: number },
   challenges: ChallengeRoute[] = [],
 ): Front {
-  const agent = new http.Agent({ keepAlive: true });
+  // A new loopback connection per request: a kept-alive one can be closed by Prism (its idle timeout) just
+  // as a request is sent on it, and the request then fails with ECONNRESET (a 502 here) for no fault of
+  // the caller's.
+  const agent = new http.Agent({ keepAlive: false });
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const forwarded = http.request({
       host: upstream.host,
