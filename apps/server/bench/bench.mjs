@@ -305,17 +305,19 @@ async function benchDatabase(label, databaseUrl) {
       for (const [name, target] of scenarios) result.rows.push(await measure(name, target, `${label}: `));
       result.bareRuns.push(await measureBare(`${label}: `));
       result.bare = result.bareRuns.reduce((best, run) => (run.rps > best.rps ? run : best));
-      // `--only event` measures event delivery alone; any other --only, the matching scenarios alone.
-      if (values.only && !'event delivery'.includes(values.only)) return result;
-      result.events = await eventDelivery(server.url, bearer, channelId);
+      // `--only event` / `--only client`: that measurement alone; any other --only, the matching scenarios.
+      const wanted = (name) => !values.only || name.includes(values.only);
+      if (wanted('event delivery')) result.events = await eventDelivery(server.url, bearer, channelId);
+      if (wanted('client')) {
+        progress(`${label}: createPlatformClient against raw fetch, sequential`);
+        result.client = await compareClient({
+          baseUrl: server.url,
+          ...credentials,
+          id: userIds[0],
+          seconds: Math.max(2, duration),
+        });
+      }
       if (values.only) return result;
-      progress(`${label}: createPlatformClient against raw fetch, sequential`);
-      result.client = await compareClient({
-        baseUrl: server.url,
-        ...credentials,
-        id: userIds[0],
-        seconds: Math.max(2, duration),
-      });
       progress(`${label}: memory, ${memorySeconds} s of GET /v1/users/{id}`);
       const before = rssKiB(server.pid);
       const { others } = await runLoad(getUser, { generator, duration: memorySeconds, connections });

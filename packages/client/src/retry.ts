@@ -122,8 +122,9 @@ export function retryingFetch(fetchImpl: FetchFunction, options: ResolvedRetryOp
     const maxRetries = mayRetry ? options.maxRetries : 0;
     for (let retry = 0; ; retry++) {
       const timeoutSignal = AbortSignal.timeout(options.timeout);
-      // A clone per attempt: a body can be sent only once, and the original stays unsent for the next one.
-      const attempt = new Request(request.clone(), {
+      // A clone per attempt when there is a body (it can be sent only once, and the original stays unsent
+      // for the next attempt); a bodiless request needs none, which keeps a plain GET cheap.
+      const attempt = new Request(request.body === null ? request : request.clone(), {
         signal: AbortSignal.any([callerSignal, timeoutSignal]),
       });
       let response: Response | undefined;
