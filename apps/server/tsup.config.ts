@@ -10,4 +10,7 @@ export default defineConfig({
   clean: true,
   dts: false,
   splitting: true,
+  // Kysely is hundreds of small ES modules: resolved and compiled one by one they cost a sixth of the
+  // server's start-up; bundled (and tree-shaken) they are one file among ours.
+  noExternal: ['kysely'],
 });

@@ -32,8 +32,13 @@ export class RateLimiter {
     private readonly now: () => number,
   ) {}
 
+  /** Off when its maximum is 0: every request is allowed, and none is told a window. */
+  get enabled(): boolean {
+    return this.max > 0;
+  }
+
   hit(key: string): RateLimitDecision {
-    if (this.max <= 0) return { allowed: true, retryAfterSeconds: 0 };
+    if (!this.enabled) return { allowed: true, retryAfterSeconds: 0 };
     const now = this.now();
     this.sweep(now);
     let window = this.windows.get(key);

@@ -155,6 +155,37 @@ export function registerSpecRoutes(
     // line each; their warnings and errors still are.
     const polled = (operation.node.tags as string[] | undefined)?.includes('Health') ?? false;
     const deprecation = deprecationHeaders(operation);
+    // Hooks only where they have something to check: every hook costs each request a step (and a promise).
+    const checksRequestText =
+      operation.parameters.some((p) => p.node.in === 'path' || p.node.in === 'query') ||
+      operation.requestBody !== undefined;
+
+    /** Text with NUL refused; a body of a media type the operation does not take refused (415). */
+    const checkRequestText = (request: FastifyRequest) => {
+      const nul = [
+        ...nulFields(request.params, 'path'),
+        // Only declared query parameters matter; undeclared ones are ignored, never stored.
+        ...nulFields(pick(request.query, queryNames), 'query'),
+        ...(typeof request.body === 'object' && !Buffer.isBuffer(request.body)
+          ? nulFields(request.body, 'body')
+          : []),
+      ];
+      if (nul.length > 0) throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
+      if (!operation.requestBody) return;
+      const mediaType = mediaTypeOf(request);
+      const accepted = mediaType !== undefined && bodyMediaTypes.includes(mediaType);
+      // An empty body is no body, whatever its Content-Type (body-parsers.ts); an empty CSV is a CSV
+      // without rows only where CSV is accepted. A JSON `null` is a body, left to the schema.
+      if (request.body === undefined || (request.body === '' && !accepted)) {
+        if (operation.requestBody.required) {
+          throw new ApiProblem(400, `A request body (${bodyMediaTypes.join(' or ')}) is required`);
+        }
+        return;
+      }
+      if (!accepted) {
+        throw new ApiProblem(415, `Content-Type must be ${bodyMediaTypes.join(' or ')}`);
+      }
+    };
 
     app.route({
       method: method as 'GET',
@@ -169,34 +200,21 @@ export function registerSpecRoutes(
             },
           }
         : {}),
-      onRequest: guard.onRequest,
-      preHandler: guard.preHandler,
-      preValidation: async (request: FastifyRequest) => {
-        const nul = [
-          ...nulFields(request.params, 'path'),
-          // Only declared query parameters matter; undeclared ones are ignored, never stored.
-          ...nulFields(pick(request.query, queryNames), 'query'),
-          ...(typeof request.body === 'object' && !Buffer.isBuffer(request.body)
-            ? nulFields(request.body, 'body')
-            : []),
-        ];
-        if (nul.length > 0)
-          throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
-        if (!operation.requestBody) return;
-        const mediaType = mediaTypeOf(request);
-        const accepted = mediaType !== undefined && bodyMediaTypes.includes(mediaType);
-        // An empty body is no body, whatever its Content-Type (body-parsers.ts); an empty CSV is a CSV
-        // without rows only where CSV is accepted. A JSON `null` is a body, left to the schema.
-        if (request.body === undefined || (request.body === '' && !accepted)) {
-          if (operation.requestBody.required) {
-            throw new ApiProblem(400, `A request body (${bodyMediaTypes.join(' or ')}) is required`);
+      ...(guard.onRequest ? { onRequest: guard.onRequest } : {}),
+      ...(guard.preHandler ? { preHandler: guard.preHandler } : {}),
+      ...(checksRequestText
+        ? {
+            // Synchronous, in Fastify's callback style: no promise per request.
+            preValidation: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+              try {
+                checkRequestText(request);
+              } catch (error) {
+                return done(error as Error);
+              }
+              done();
+            },
           }
-          return;
-        }
-        if (!accepted) {
-          throw new ApiProblem(415, `Content-Type must be ${bodyMediaTypes.join(' or ')}`);
-        }
-      },
+        : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const result = await handler({
           request,

@@ -52,6 +52,33 @@ describeEachDialect('a query compiled once (%s)', (dialect: Dialect) => {
     expect((await usersNamed(db, 'F', 5)).rows.map((row) => row.name)).toEqual(['Grace']);
   });
 
+  it('runs in a transaction, which alone sees its writes until they commit', async () => {
+    const { db } = database;
+    let outside: Promise<string[]> | undefined;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('users')
+          .values({
+            instance_id: (await trx.selectFrom('instances').select('id').executeTakeFirstOrThrow()).id,
+            name: 'Zed',
+            email: 'zed@example.com',
+            role: 'Participant',
+            created_at: 0,
+            updated_at: 0,
+          })
+          .execute();
+        expect((await usersNamed(trx, 'Z', 5)).rows.map((row) => row.name)).toEqual(['Zed']);
+        // A read outside the transaction meanwhile must not see the write that is then rolled back.
+        outside = usersNamed(db, 'Z', 5).then((result) => result.rows.map((row) => row.name));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await outside).toEqual([]);
+    expect((await usersNamed(db, 'Z', 5)).rows).toEqual([]);
+  });
+
   it('refuses a builder that does not pass an argument through as a value', async () => {
     const lowered = compiledQuery((db: DatabaseHandle['db'], name: string) =>
       db.selectFrom('users').select('name').where('name', '=', String(name).toUpperCase()),

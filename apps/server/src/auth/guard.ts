@@ -55,9 +55,10 @@ function parseBasic(header: string | undefined): { id: string; secret: string } 
   return { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
 }
 
+/** The hooks an operation needs; one is absent when it would have nothing to do. */
 export interface Guard {
-  onRequest(request: FastifyRequest): Promise<void>;
-  preHandler(request: FastifyRequest): Promise<void>;
+  onRequest?(request: FastifyRequest): Promise<void>;
+  preHandler?(request: FastifyRequest): Promise<void>;
 }
 
 const invalidClient = (credentialsSent: boolean) =>
@@ -177,5 +178,9 @@ export function createGuard(operation: Operation, services: Services, limiter: R
     }
   }
 
-  return { onRequest, preHandler };
+  return {
+    // A public operation with the limiter off has nothing to count or check.
+    ...(isPublic && !limiter.enabled ? {} : { onRequest }),
+    ...(basic || botToken ? { preHandler } : {}),
+  };
 }

@@ -18,13 +18,28 @@ interface Template {
   parameters: Array<{ argument: number } | { constant: unknown }>;
 }
 
+/**
+ * Runs a compiled read at once, synchronously, where the database allows it (SQLite through
+ * better-sqlite3, outside any open transaction); undefined sends it through Kysely. Registered by
+ * createDatabase (database.ts) for the Kysely instance it makes.
+ */
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => { rows: unknown[] } | undefined;
+
+const directReaders = new WeakMap<object, DirectReader>();
+
+export function registerDirectReader(db: object, reader: DirectReader): void {
+  directReaders.set(db, reader);
+}
+
 export function compiledQuery<Db, Args extends unknown[], Row>(
   build: (db: Kysely<Db>, ...args: Args) => Compilable<Row>,
 ): (db: Kysely<Db>, ...args: Args) => Promise<QueryResult<Row>> {
-  // Per database: SQLite and PostgreSQL compile the same builder to different SQL.
-  const templates = new WeakMap<Kysely<Db>, Template>();
+  // Per dialect: SQLite and PostgreSQL compile the same builder to different SQL. Keyed by the dialect's
+  // adapter, which a database shares with its transactions: a query compiled once serves both.
+  const templates = new WeakMap<object, Template>();
   return async (db, ...args) => {
-    let template = templates.get(db);
+    const adapter = db.getExecutor().adapter;
+    let template = templates.get(adapter);
     if (!template) {
       const placeholders = args.map((_, index) => new Placeholder(index)) as Args;
       const compiled = build(db, ...placeholders).compile();
@@ -39,9 +54,11 @@ export function compiledQuery<Db, Args extends unknown[], Row>(
         );
       }
       template = { sql: compiled.sql, parameters };
-      templates.set(db, template);
+      templates.set(adapter, template);
     }
     const values = template.parameters.map((p) => ('argument' in p ? args[p.argument] : p.constant));
+    const direct = directReaders.get(db)?.(template.sql, values);
+    if (direct) return direct as QueryResult<Row>;
     return db.executeQuery<Row>(CompiledQuery.raw(template.sql, values));
   };
 }

@@ -11,8 +11,12 @@ import {
   SqliteDialect,
   sql,
 } from 'kysely';
-import pg from 'pg';
+import type * as pg from 'pg';
+import { registerDirectReader } from './compiled-query.js';
 import { migrateToLatest, OUTBOX_CHANNEL } from './migrations.js';
+
+/** The pg module, imported when a PostgreSQL URL is configured. */
+type PgModule = typeof import('pg').default;
 
 /*
  * Row types of the tables (internal storage shapes, not API shapes). Both dialects store JSON as text,
@@ -285,7 +289,7 @@ export interface DatabaseConfig {
 const PG_INT8 = 20;
 
 /** Listening connections of one PostgreSQL handle: reconnect with backoff, report every drop. */
-function postgresListener(connection: pg.ClientConfig) {
+function postgresListener(pg: PgModule, connection: pg.ClientConfig) {
   const stops = new Set<() => Promise<void>>();
   const listen: NonNullable<ChangeFeed['listen']> = (channel, onMessage, onReset) => {
     let closed = false;
@@ -351,6 +355,8 @@ function postgresListener(connection: pg.ClientConfig) {
  */
 export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
+    // Loaded only here: a SQLite server does not pay for the driver's start-up.
+    const { default: pg } = await import('pg');
     const schema = config.databaseSchema;
     if (schema) {
       // The schema must exist before connections use it as their search_path.
@@ -387,7 +393,7 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
       await db.destroy();
       throw error;
     }
-    const listener = postgresListener(connection);
+    const listener = postgresListener(pg, connection);
     return {
       db,
       dialect: 'postgres',
@@ -415,7 +421,16 @@ export async function createDatabase(config: DatabaseConfig): Promise<DatabaseHa
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+  const statements = withStatementCache(file);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  // A compiled read skips Kysely's driver (its connection lock and promise steps): better-sqlite3 runs it
+  // synchronously. Not while a transaction is open on the connection (Kysely holds it across awaits):
+  // the read would see that transaction's uncommitted writes, so it waits its turn through Kysely.
+  registerDirectReader(db, (text, parameters) => {
+    if (file.inTransaction) return undefined;
+    const statement = statements.prepare(text) as SQLite.Statement;
+    return statement.reader ? { rows: statement.all(parameters as unknown[]) } : undefined;
+  });
   try {
     await migrateToLatest(db, 'sqlite');
   } catch (error) {

@@ -71,29 +71,51 @@ async function userBody(db: Kysely<Database>, row: UserRow): Promise<Schemas['Us
   });
 }
 
-async function emailTaken(db: Kysely<Database>, instanceId: number, email: string, exceptId?: number) {
-  let query = db
-    .selectFrom('users')
+/** A live user of the instance with this e-mail (case-insensitive), other than `exceptId`. */
+const selectEmailHolder = compiledQuery(
+  (db: Kysely<Database>, instanceId: number, lowerCaseEmail: string, exceptId: number) =>
+    db
+      .selectFrom('users')
+      .select('id')
+      .where('instance_id', '=', instanceId)
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', lowerCaseEmail))
+      .where('id', '!=', exceptId)
+      .limit(1),
+);
+
+async function emailTaken(db: Kysely<Database>, instanceId: number, email: string, exceptId = 0) {
+  // Ids start at 1: 0 excludes nobody.
+  return (await selectEmailHolder(db, instanceId, email.toLowerCase(), exceptId)).rows.length > 0;
+}
+
+const selectUserPage = compiledQuery(
+  (db: Kysely<Database>, instanceId: number, limit: number, offset: number) =>
+    db
+      .selectFrom('users')
+      .select(['id', 'name', 'email', 'role', 'title', 'phone'])
+      .where('instance_id', '=', instanceId)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset),
+);
+
+/** The instance's default groups, which a new user joins. */
+const selectDefaultGroups = compiledQuery((db: Kysely<Database>, instanceId: number) =>
+  db
+    .selectFrom('groups')
     .select('id')
     .where('instance_id', '=', instanceId)
-    .where('deleted_at', 'is', null)
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()));
-  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-  return (await query.executeTakeFirst()) !== undefined;
-}
+    .where('is_default', '=', 1)
+    .where('deleted_at', 'is', null),
+);
 
 export const userHandlers = {
   async listUsers(ctx) {
     const auth = requireAuth(ctx);
-    const rows = await ctx.services.db
-      .selectFrom('users')
-      .select(['id', 'name', 'email', 'role', 'title', 'phone'])
-      .where('instance_id', '=', auth.instanceId)
-      .where('deleted_at', 'is', null)
-      .orderBy('id')
-      .limit(paging(ctx.query).limit)
-      .offset(paging(ctx.query).offset)
-      .execute();
+    const { limit, offset } = paging(ctx.query);
+    const { rows } = await selectUserPage(ctx.services.db, auth.instanceId, limit, offset);
     return { body: rows.map((row) => compact({ ...row, role: row.role as Schemas['UserRole'] })) };
   },
 
@@ -128,13 +150,7 @@ export const userHandlers = {
         .returningAll()
         .executeTakeFirstOrThrow();
       // New users join the instance's default groups.
-      const defaults = await trx
-        .selectFrom('groups')
-        .select('id')
-        .where('instance_id', '=', auth.instanceId)
-        .where('is_default', '=', 1)
-        .where('deleted_at', 'is', null)
-        .execute();
+      const defaults = (await selectDefaultGroups(trx, auth.instanceId)).rows;
       if (defaults.length > 0) {
         await trx
           .insertInto('group_members')
