@@ -335,6 +335,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           FOR EACH STATEMENT EXECUTE FUNCTION outbox_written()`.execute(db);
       },
     },
+    '0006_no_stale_planner_statistics': {
+      // SQLite: every start used to run `PRAGMA optimize`, which analyses small tables — on a new install,
+      // all of them. The statistics then said "users has 2 rows, messages 1" long after there were 30,000:
+      // the planner scanned tables instead of using their primary keys (5 ms a message posted, event
+      // delivery six times slower; issue 10). No statistics: the planner's defaults pick the indexes,
+      // which is what these point lookups need. `ANALYZE sqlite_schema` makes it forget the old ones.
+      async up(db: AnyDb) {
+        if (dialect === 'postgres') return;
+        const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master
+          WHERE type = 'table' AND name IN ('sqlite_stat1', 'sqlite_stat4')`.execute(db);
+        for (const { name } of tables.rows) await sql`DELETE FROM ${sql.table(name)}`.execute(db);
+        await sql`ANALYZE sqlite_schema`.execute(db);
+      },
+    },
   };
 }
 
@@ -356,6 +370,4 @@ export async function migrateToLatest(db: AnyDb, dialect: Dialect, schema?: stri
       `database migration ${failed ?? ''} failed: ${(error as Error).message ?? String(error)}`,
     );
   }
-  // Keep SQLite's planner informed after bulk schema changes; cheap and idempotent.
-  if (dialect === 'sqlite') await sql`PRAGMA optimize`.execute(db);
 }

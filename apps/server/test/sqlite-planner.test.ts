@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from '../src/db/database.js';
+
+/*
+ * SQLite's planner with statistics taken when the tables were nearly empty scans tables it should look up
+ * by key (issue 10: a message posted cost 5 ms once 30,000 users existed). The server keeps none.
+ */
+
+const MESSAGE_BY_ID = `SELECT messages.*, users.name FROM messages
+  LEFT JOIN users ON users.id = messages.author_user_id WHERE messages.id = 'm1'`;
+
+async function plan(database: DatabaseHandle, query: string): Promise<string> {
+  const { rows } = await sql<{ detail: string }>`EXPLAIN QUERY PLAN ${sql.raw(query)}`.execute(database.db);
+  return rows.map((row) => row.detail).join(' | ');
+}
+
+describe('SQLite planner statistics', () => {
+  const dirs: string[] = [];
+  const open: DatabaseHandle[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((database) => database.close()));
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const start = async (dataDir: string) => {
+    const database = await createDatabase({ dataDir, databaseUrl: undefined });
+    open.push(database);
+    return database;
+  };
+
+  it('records none when the server starts, however often', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'planner-'));
+    dirs.push(dataDir);
+    for (let i = 0; i < 3; i++) await (await start(dataDir)).close();
+    open.length = 0;
+    const file = new SQLite(join(dataDir, 'platform.sqlite'));
+    const stats = file
+      .prepare(`SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'`)
+      .all() as unknown[];
+    const rows = stats.length > 0 ? (file.prepare('SELECT * FROM sqlite_stat1').all() as unknown[]) : [];
+    file.close();
+    expect(rows).toEqual([]);
+  });
+
+  it('forgets statistics an earlier version left, and looks rows up by key', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'planner-'));
+    dirs.push(dataDir);
+    await (await start(dataDir)).close();
+    open.length = 0;
+    // What earlier versions did at every start: analyse the (then small) tables.
+    const file = new SQLite(join(dataDir, 'platform.sqlite'));
+    file.exec(`DELETE FROM kysely_migration WHERE name = '0006_no_stale_planner_statistics';
+      INSERT INTO instances (name, domain, created_at) VALUES ('i', 'i.example.com', 0);
+      INSERT INTO users (instance_id, name, email, role, created_at, updated_at)
+        VALUES (1, 'Ada', 'ada@example.com', 'Admin', 0, 0);
+      INSERT INTO channels (id, instance_id, title, visibility, creator_id, created_at)
+        VALUES ('c1', 1, 'general', 'PUBLIC', 1, 0);
+      INSERT INTO messages (id, instance_id, channel_id, author_user_id, author_name, text, created_at)
+        VALUES ('m1', 1, 'c1', 1, 'Ada', 'hello', 0);
+      ANALYZE;`);
+    file.close();
+    // The precondition: with those statistics the planner scans the messages table.
+    const stale = new SQLite(join(dataDir, 'platform.sqlite'));
+    const stalePlan = (stale.prepare(`EXPLAIN QUERY PLAN ${MESSAGE_BY_ID}`).all() as { detail: string }[])
+      .map((row) => row.detail)
+      .join(' | ');
+    stale.close();
+    expect(stalePlan).toMatch(/SCAN messages/);
+
+    const database = await start(dataDir);
+    expect(await plan(database, MESSAGE_BY_ID)).toMatch(/SEARCH messages USING INDEX \S+ \(id=\?\)/);
+  });
+});
