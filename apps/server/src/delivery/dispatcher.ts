@@ -136,30 +136,61 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
   }
 
-  /** Records the outcome of an attempt, unless the lease was lost meanwhile (then the new holder decides). */
-  async function record(
-    row: ClaimedDelivery,
-    values: {
-      status: 'pending' | 'delivered' | 'failed';
-      next_attempt_at?: number;
-      delivered_at?: number;
-      last_status: number | null;
-      last_error: string | null;
-    },
-  ): Promise<void> {
-    const finished_at = values.status === 'pending' ? null : clock.now();
-    const result = await db
-      .updateTable('event_deliveries')
-      .set({ ...values, finished_at, locked_until: null })
-      .where('id', '=', row.id)
-      .where('locked_by', '=', workerId)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) {
-      logger.warn(
-        { deliveryId: row.id },
-        'delivery outcome not recorded: the row was reclaimed or closed meanwhile',
-      );
+  type Outcome = {
+    status: 'pending' | 'delivered' | 'failed';
+    next_attempt_at?: number;
+    delivered_at?: number;
+    last_status: number | null;
+    last_error: string | null;
+  };
+  /** Outcomes waiting to be written: the attempts that finished in the same turn of the event loop. */
+  let unrecorded: Array<{ row: ClaimedDelivery; values: Outcome; settle: (error?: unknown) => void }> = [];
+
+  /**
+   * Records the outcome of an attempt, unless the lease was lost meanwhile (then the new holder decides).
+   * Outcomes that arrive together are written in one transaction (one commit instead of one each);
+   * resolves once this one is written.
+   */
+  function record(row: ClaimedDelivery, values: Outcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (unrecorded.length === 0) setImmediate(recordBatch);
+      unrecorded.push({ row, values, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+  }
+
+  async function recordBatch(): Promise<void> {
+    const batch = unrecorded;
+    unrecorded = [];
+    const update = (executor: Kysely<Database>, row: ClaimedDelivery, values: Outcome) =>
+      executor
+        .updateTable('event_deliveries')
+        .set({ ...values, finished_at: values.status === 'pending' ? null : clock.now(), locked_until: null })
+        .where('id', '=', row.id)
+        .where('locked_by', '=', workerId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst()
+        .then((result) => Number(result.numUpdatedRows));
+    try {
+      const updated =
+        batch.length === 1
+          ? [await update(db, batch[0]!.row, batch[0]!.values)]
+          : await db.transaction().execute(async (trx) => {
+              const counts: number[] = [];
+              for (const { row, values } of batch) counts.push(await update(trx, row, values));
+              return counts;
+            });
+      for (const [index, { row, settle }] of batch.entries()) {
+        if (updated[index] === 0) {
+          logger.warn(
+            { deliveryId: row.id },
+            'delivery outcome not recorded: the row was reclaimed or closed meanwhile',
+          );
+        }
+        settle();
+      }
+    } catch (error) {
+      // Not recorded: each row's lease runs out and it is tried again.
+      for (const { settle } of batch) settle(error ?? new Error('outcome not recorded'));
     }
   }
 

@@ -331,6 +331,28 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
     expect(await deliveryRow(f.database, later)).toMatchObject({ status: 'pending', attempts: 0 });
   });
 
+  it('records outcomes finishing together, but not one whose row another dispatcher took meanwhile', async () => {
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const ids = await Promise.all([1, 2, 3].map(() => enqueue(f.database, target)));
+    f.receiver.respond = () => ({ status: 200, delayMs: 300 });
+    const dispatcher = start();
+    await vi.waitFor(() => expect(f.receiver.requests).toHaveLength(3), { timeout: 5000 });
+    // As if this dispatcher's lease had run out and another had claimed the row.
+    await f.database.db
+      .updateTable('event_deliveries')
+      .set({ locked_by: 'other-worker' })
+      .where('id', '=', ids[1]!)
+      .execute();
+    await dispatcher.stop();
+    for (const id of [ids[0]!, ids[2]!])
+      expect(await deliveryRow(f.database, id)).toMatchObject({ status: 'delivered', last_status: 200 });
+    expect(await deliveryRow(f.database, ids[1]!)).toMatchObject({
+      status: 'pending',
+      locked_by: 'other-worker',
+      last_status: null,
+    });
+  });
+
   it('refuses a lease that is not longer than the timeout', () => {
     expect(() => start({ leaseMs: 1000, timeoutMs: 1000 })).toThrow(/lease/);
   });
