@@ -122,14 +122,15 @@ async function isInvalidTokenAnswer(response: Response): Promise<boolean> {
 
 function bearerTokenMiddleware(tokens: TokenProvider, security: OperationSecurity): Middleware {
   // Per sent request: an unsent copy of it and the token it carried. Weak, so calls that never reach
-  // onResponse (network errors, a later middleware answering itself) leave nothing behind.
+  // onResponse (network errors, a later middleware answering itself) leave nothing behind. A request
+  // without a body is its own copy (nothing in it is used up by sending it), which keeps a GET cheap.
   const sent = new WeakMap<Request, { copy: Request; token: string }>();
   return {
     async onRequest({ request, schemaPath }) {
       if (!usesBearerToken(security, schemaPath, request.method)) return undefined;
       const token = await tokens.getToken();
       request.headers.set('Authorization', `Bearer ${token}`);
-      sent.set(request, { copy: request.clone(), token });
+      sent.set(request, { copy: request.body === null ? request : request.clone(), token });
       return request;
     },
     async onResponse({ request, response, options }) {

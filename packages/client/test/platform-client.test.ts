@@ -202,7 +202,10 @@ describe('401 invalid_token', () => {
       '/v1/users',
     );
     expect(response.status).toBe(200);
-    expect(platform.apiRequests).toHaveLength(2);
+    expect(platform.apiRequests.map((r) => r.headers.get('authorization'))).toEqual([
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
   });
 
   it('retries only once: a second 401 is returned to the caller', async () => {
