@@ -82,6 +82,8 @@ if (!browserAvailable) {
 }
 
 type Visit = { links: string[]; ids: Set<string> };
+/** What went wrong while a page was open: requests off the machine, failed requests, console errors. */
+type Problems = { offMachine: string[]; failed: string[]; console: string[] };
 
 describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
   let browser: Browser;
@@ -122,7 +124,7 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
       serviceWorkers: 'block',
     });
     const page = await context.newPage();
-    const problems = { offMachine: [] as string[], failed: [] as string[], console: [] as string[] };
+    const problems: Problems = { offMachine: [], failed: [], console: [] };
     await context.route(
       (url) => url.hostname !== '127.0.0.1',
       (route) => {
@@ -155,6 +157,18 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
     await page.waitForLoadState('networkidle');
   }
 
+  /** Opens `path` in a fresh context, waits until it has settled, runs `use` on it, and closes the context. */
+  async function visit(path: string, use: (page: Page, problems: Problems) => Promise<void>) {
+    const { page, problems, close } = await openPage();
+    try {
+      await page.goto(`${site.url}/${path}`);
+      await settle(page, path);
+      await use(page, problems);
+    } finally {
+      await close();
+    }
+  }
+
   it('builds a site whose every page is linked from the landing page', () => {
     // The pages are found from the build, not listed here: a new page is checked without editing this.
     expect(pages).toEqual(
@@ -174,10 +188,7 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
   it.each(pages)(
     '%s: renders offline with no console error and no serious accessibility violation',
     async (path) => {
-      const { page, problems, close } = await openPage();
-      try {
-        await page.goto(`${site.url}/${path}`);
-        await settle(page, path);
+      await visit(path, async (page, problems) => {
         await page.screenshot({
           path: join(results, `${path.replace(/\//g, '_').replace(/\.html$/, '')}.png`),
           // Redoc pages are thousands of pixels long: the first screen shows what matters.
@@ -225,9 +236,7 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
         expect(problems.console, 'console errors').toEqual([]);
         expect(serious, 'serious or critical axe-core violations').toEqual([]);
         expect(links.length).toBeGreaterThan(0);
-      } finally {
-        await close();
-      }
+      });
     },
     120_000,
   );
@@ -270,10 +279,7 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
     // Redoc routes: opening each must show its content, not Redoc's "not found" page. A route known
     // not to exist is the control that this check can fail.
     for (const [path, routes] of redocRoutes) {
-      const { page, problems, close } = await openPage();
-      try {
-        await page.goto(`${site.url}/${path}`);
-        await settle(page, path);
+      await visit(path, async (page, problems) => {
         for (const route of [...routes, '#/no-such-route']) {
           await page.evaluate((hash) => {
             window.location.hash = hash;
@@ -300,9 +306,7 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
         }
         expect(problems.console).toEqual([]);
         expect(problems.offMachine).toEqual([]);
-      } finally {
-        await close();
-      }
+      });
     }
     // At least one route per tag of the reference (the menu lists the tags).
     expect(redocRoutes.get('platform.html')?.size ?? 0).toBeGreaterThanOrEqual(
@@ -315,10 +319,7 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
   }, 300_000);
 
   it('lists every public platform operation and webhook, and no internal operation', async () => {
-    const { page, close } = await openPage();
-    try {
-      await page.goto(`${site.url}/platform.html`);
-      await settle(page, 'platform.html');
+    await visit('platform.html', async (page) => {
       const publicDoc = readBundle('platform-public');
       // Redoc shows a tag's operations once the tag is opened: open each, as a reader would.
       let menu = '';
@@ -349,26 +350,17 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
       );
       expect(internal.length).toBeGreaterThan(0);
       for (const summary of internal) expect(lines).not.toContain(summary);
-    } finally {
-      await close();
-    }
+    });
   }, 120_000);
 
   it('shows the content site reference', async () => {
-    const { page, close } = await openPage();
-    try {
-      await page.goto(`${site.url}/site.html`);
-      await settle(page, 'site.html');
+    await visit('site.html', async (page) => {
       expect(await page.locator('.menu-content').innerText()).toMatch(/posts/i);
-    } finally {
-      await close();
-    }
+    });
   }, 60_000);
 
   it("shows each webhook's payload example from the bundle on the events page", async () => {
-    const { page, close } = await openPage();
-    try {
-      await page.goto(`${site.url}/guides/events.html`);
+    await visit('guides/events.html', async (page) => {
       const publicDoc = readBundle('platform-public');
       const examples = publicDoc.components?.examples ?? {};
       const blocks = (await page.locator('pre code.language-json').allInnerTexts()).map((text) => {
@@ -385,15 +377,11 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
         expect(example, `an example payload of ${name} in the bundle`).toBeDefined();
         expect(blocks).toContain(JSON.stringify(example?.value));
       }
-    } finally {
-      await close();
-    }
+    });
   }, 60_000);
 
   it('shows the changelog, or says there is none yet', async () => {
-    const { page, close } = await openPage();
-    try {
-      await page.goto(`${site.url}/changelog.html`);
+    await visit('changelog.html', async (page) => {
       const text = await page.locator('main').innerText();
       const own = join(here, '..', 'changelog.md');
       let generated: string | undefined;
@@ -409,8 +397,6 @@ describe.skipIf(!browserAvailable)('docs site in Chromium', () => {
       } else {
         expect(text).toContain('No released changes yet');
       }
-    } finally {
-      await close();
-    }
+    });
   }, 60_000);
 });
