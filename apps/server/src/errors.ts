@@ -244,7 +244,8 @@ export function problemFor(error: FastifyError | Error): ApiProblem | OAuthProbl
     return new ApiProblem(status, STATUS_CODES[status] ?? 'Bad request');
   }
   if (isUniqueViolation(error)) {
-    // A concurrent request won the race past the handler's own check (users' e-mail, group names).
+    // A concurrent request won the race past a handler's own check (group names; users' e-mails are
+    // answered by their handler, handlers/users.ts).
     return new ApiProblem(409, 'A resource with the same unique value was created concurrently.');
   }
   return undefined;

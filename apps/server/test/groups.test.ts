@@ -86,6 +86,34 @@ describeEachDialect('groups on %s', (dialect) => {
     expect(created.body.groups).toContainEqual({ id: group.id, name: 'Everyone' });
   });
 
+  it("lists a user's live groups by id, names exactly as stored, in the user's own read", async () => {
+    const member = (
+      await server.call('POST', '/v1/users', {
+        token,
+        json: { name: 'Member', email: 'member@example.com', role: 'Participant' },
+      })
+    ).body;
+    const [zeta, deleted, kept] = await Promise.all(
+      ['Zeta "quoted" \\ back\\slash', 'Ünïcødé — 日本 😀', 'Kept, with a comma'].map(
+        async (name) =>
+          (await server.call('POST', '/v1/groups', { token, json: { name } })).body as {
+            id: number;
+            name: string;
+          },
+      ),
+    );
+    if (!zeta || !deleted || !kept) throw new Error('three groups expected');
+    const ids = [zeta.id, deleted.id, kept.id];
+    // Joined in reverse order of ids; one group is deleted afterwards and must no longer be listed.
+    for (const id of [...ids].sort((a, b) => b - a)) {
+      await server.call('PUT', `/v1/groups/${id}/users/${member.id}`, { token });
+    }
+    expect((await server.call('DELETE', `/v1/groups/${deleted.id}`, { token })).status).toBe(204);
+    const read = await server.call('GET', `/v1/users/${member.id}`, { token });
+    const mine = read.body.groups.filter((g: { id: number }) => ids.includes(g.id));
+    expect(mine).toEqual([zeta, kept].sort((a, b) => a.id - b.id).map(({ id, name }) => ({ id, name })));
+  });
+
   it('updates (200 + group, omitted fields kept), lists summaries, deletes (then deleted subset)', async () => {
     const group = (await server.call('POST', '/v1/groups', { token, json: { name: 'Old name' } })).body;
     const updated = await server.call('PUT', `/v1/groups/${group.id}`, { token, json: { name: 'New name' } });

@@ -74,4 +74,19 @@ describe('SQLite planner statistics', () => {
     const database = await start(dataDir);
     expect(await plan(database, MESSAGE_BY_ID)).toMatch(/SEARCH messages USING INDEX \S+ \(id=\?\)/);
   });
+
+  it('binds LIMIT and OFFSET where its planner does not read them, and still applies them', async () => {
+    // A bound LIMIT or OFFSET the planner reads makes SQLite recompile the statement on every run
+    // (database.ts, PreparedOnceSqliteCompiler): they are bound behind a cast, which must still count.
+    const dataDir = mkdtempSync(join(tmpdir(), 'planner-'));
+    dirs.push(dataDir);
+    const { db } = await start(dataDir);
+    await db
+      .insertInto('instances')
+      .values(['a', 'b', 'c', 'd'].map((name) => ({ name, domain: `${name}.example.com`, created_at: 0 })))
+      .execute();
+    const page = db.selectFrom('instances').select('name').orderBy('id').limit(2).offset(1);
+    expect(page.compile().sql).toMatch(/limit cast\(\? as integer\) offset cast\(\? as integer\)$/);
+    expect(await page.execute()).toEqual([{ name: 'b' }, { name: 'c' }]);
+  });
 });

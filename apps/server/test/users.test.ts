@@ -89,6 +89,7 @@ describeEachDialect('users on %s', (dialect) => {
       json: { ...euler, email: euler.email.toUpperCase() },
     });
     expect(res.status).toBe(409);
+    expect(res.body.message).toBe(`A user with e-mail ${euler.email.toUpperCase()} already exists.`);
   });
 
   it('lets exactly one of several concurrent creates with one e-mail win; the others get 409', async () => {
@@ -126,6 +127,15 @@ describeEachDialect('users on %s', (dialect) => {
     expect(bad.status).toBe(400);
     const conflict = await server.call('PUT', `/v1/users/${id}`, { token, json: { email: euler.email } });
     expect(conflict.status).toBe(409);
+    expect(conflict.body.message).toBe(`A user with e-mail ${euler.email} already exists.`);
+    const unchanged = await server.call('GET', `/v1/users/${id}`, { token });
+    expect(unchanged.body.email).toBe('emmy@example.com');
+    // Its own address, in another case, is no conflict.
+    const recased = await server.call('PUT', `/v1/users/${id}`, {
+      token,
+      json: { email: 'Emmy@Example.com' },
+    });
+    expect(recased.status).toBe(200);
     expect((await server.call('PUT', '/v1/users/987654', { token, json: {} })).status).toBe(404);
   });
 

@@ -263,9 +263,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0002_unique_live_names': {
-      // The handlers check these in code for a clear message; the indexes close the race between two
-      // concurrent requests (the loser gets the same 409, see isUniqueViolation). Deleted rows keep
-      // their values without blocking reuse.
+      // The indexes close the race between two concurrent requests (the loser gets a 409, see
+      // isUniqueViolation); the user handlers rely on the e-mail index alone (handlers/users.ts).
+      // Deleted rows keep their values without blocking reuse.
       async up(db: AnyDb) {
         await sql`CREATE UNIQUE INDEX users_live_email_unique ON users (instance_id, lower(email)) WHERE deleted_at IS NULL`.execute(
           db,

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { compiledQuery } from '../db/compiled-query.js';
-import type { Database, UsersTable } from '../db/database.js';
+import { type Database, isUniqueViolation, type UsersTable } from '../db/database.js';
+import { jsonArrayAgg } from '../db/json-aggregate.js';
 import {
   compact,
   conflict,
@@ -32,27 +33,32 @@ function employeeNumberOf(digits: string | null): number | undefined {
   return Number.isSafeInteger(n) ? n : (BigInt(digits) as unknown as number);
 }
 
-const selectGroupsOf = compiledQuery((db: Kysely<Database>, userId: number) =>
-  db
-    .selectFrom('group_members')
-    .innerJoin('groups', 'groups.id', 'group_members.group_id')
-    .select(['groups.id', 'groups.name'])
-    .where('group_members.user_id', '=', userId)
-    .where('groups.deleted_at', 'is', null)
-    .orderBy('groups.id'),
-);
-
-async function groupsOf(db: Kysely<Database>, userId: number) {
-  return (await selectGroupsOf(db, userId)).rows;
-}
-
-/** getUser's read, on every call: compiled once. */
+/** A user of the instance with its live groups (as JSON text, by id), in one query: getUser's read. */
 const selectUser = compiledQuery((db: Kysely<Database>, id: number, instanceId: number) =>
-  db.selectFrom('users').selectAll().where('id', '=', id).where('instance_id', '=', instanceId),
+  db
+    .selectFrom('users')
+    .selectAll('users')
+    .select((eb) =>
+      eb
+        .selectFrom('group_members')
+        .innerJoin('groups', 'groups.id', 'group_members.group_id')
+        .select((group) =>
+          jsonArrayAgg(
+            db,
+            { id: group.ref('groups.id'), name: group.ref('groups.name') },
+            group.ref('groups.id'),
+          ).as('groups'),
+        )
+        .whereRef('group_members.user_id', '=', 'users.id')
+        .where('groups.deleted_at', 'is', null)
+        .as('groups_json'),
+    )
+    .where('users.id', '=', id)
+    .where('users.instance_id', '=', instanceId),
 );
 
-/** The User representation. */
-async function userBody(db: Kysely<Database>, row: UserRow): Promise<Schemas['User']> {
+/** The User representation, with the user's groups (ordered by id). */
+function userBody(row: UserRow, groups: Schemas['UserGroupRef'][]): Schemas['User'] {
   return compact({
     id: row.id,
     name: row.name,
@@ -67,26 +73,21 @@ async function userBody(db: Kysely<Database>, row: UserRow): Promise<Schemas['Us
     employeeNumber: employeeNumberOf(row.employee_number),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
-    groups: await groupsOf(db, row.id),
+    groups,
   });
 }
 
-/** A live user of the instance with this e-mail (case-insensitive), other than `exceptId`. */
-const selectEmailHolder = compiledQuery(
-  (db: Kysely<Database>, instanceId: number, lowerCaseEmail: string, exceptId: number) =>
-    db
-      .selectFrom('users')
-      .select('id')
-      .where('instance_id', '=', instanceId)
-      .where('deleted_at', 'is', null)
-      .where((eb) => eb(eb.fn('lower', ['email']), '=', lowerCaseEmail))
-      .where('id', '!=', exceptId)
-      .limit(1),
-);
-
-async function emailTaken(db: Kysely<Database>, instanceId: number, email: string, exceptId = 0) {
-  // Ids start at 1: 0 excludes nobody.
-  return (await selectEmailHolder(db, instanceId, email.toLowerCase(), exceptId)).rows.length > 0;
+/**
+ * The unique index on live users' e-mails (db/migrations.ts, 0002) is the check: asking first would cost a
+ * query per write and still race with a concurrent one.
+ */
+async function unlessEmailTaken<T>(email: string, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`A user with e-mail ${email} already exists.`);
+    throw error;
+  }
 }
 
 const selectUserPage = compiledQuery(
@@ -101,14 +102,15 @@ const selectUserPage = compiledQuery(
       .offset(offset),
 );
 
-/** The instance's default groups, which a new user joins. */
+/** The instance's default groups, which a new user joins (by id: they are its groups). */
 const selectDefaultGroups = compiledQuery((db: Kysely<Database>, instanceId: number) =>
   db
     .selectFrom('groups')
-    .select('id')
+    .select(['id', 'name'])
     .where('instance_id', '=', instanceId)
     .where('is_default', '=', 1)
-    .where('deleted_at', 'is', null),
+    .where('deleted_at', 'is', null)
+    .orderBy('id'),
 );
 
 export const userHandlers = {
@@ -123,48 +125,48 @@ export const userHandlers = {
     const auth = requireAuth(ctx);
     const { db, clock, logger } = ctx.services;
     const body = ctx.body;
-    if (await emailTaken(db, auth.instanceId, body.email)) {
-      throw conflict(`A user with e-mail ${body.email} already exists.`);
-    }
     const now = clock.now();
-    const row = await db.transaction().execute(async (trx) => {
-      const created = await trx
-        .insertInto('users')
-        .values({
-          instance_id: auth.instanceId,
-          name: body.name,
-          email: body.email,
-          role: body.role,
-          role_id: null,
-          title: body.title ?? null,
-          alternate_email: body.alternateEmail ?? null,
-          phone: body.phone ?? null,
-          location: body.location ?? null,
-          timezone: body.timezone ?? null,
-          locale: body.locale ?? null,
-          employee_number: employeeNumberDigits(body.employeeNumber) ?? null,
-          created_at: now,
-          updated_at: now,
-          deleted_at: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      // New users join the instance's default groups.
-      const defaults = (await selectDefaultGroups(trx, auth.instanceId)).rows;
-      if (defaults.length > 0) {
-        await trx
-          .insertInto('group_members')
-          .values(defaults.map((g) => ({ group_id: g.id, user_id: created.id, created_at: now })))
-          .execute();
-      }
-      return created;
-    });
+    const { row, groups } = await unlessEmailTaken(
+      body.email,
+      db.transaction().execute(async (trx) => {
+        const created = await trx
+          .insertInto('users')
+          .values({
+            instance_id: auth.instanceId,
+            name: body.name,
+            email: body.email,
+            role: body.role,
+            role_id: null,
+            title: body.title ?? null,
+            alternate_email: body.alternateEmail ?? null,
+            phone: body.phone ?? null,
+            location: body.location ?? null,
+            timezone: body.timezone ?? null,
+            locale: body.locale ?? null,
+            employee_number: employeeNumberDigits(body.employeeNumber) ?? null,
+            created_at: now,
+            updated_at: now,
+            deleted_at: null,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        // New users join the instance's default groups.
+        const defaults = (await selectDefaultGroups(trx, auth.instanceId)).rows;
+        if (defaults.length > 0) {
+          await trx
+            .insertInto('group_members')
+            .values(defaults.map((g) => ({ group_id: g.id, user_id: created.id, created_at: now })))
+            .execute();
+        }
+        return { row: created, groups: defaults };
+      }),
+    );
     if (toBoolean(ctx.query.sendInvite)) {
       // No mail transport in the reference server: the invitation is recorded in the log only.
       logger.info({ userId: row.id }, 'invitation requested for new user (no mail transport configured)');
     }
     // Create never returns timezone and locale (the description says so; CreatedUser forbids them).
-    const { timezone: _timezone, locale: _locale, ...created } = await userBody(db, row);
+    const { timezone: _timezone, locale: _locale, ...created } = userBody(row, groups);
     return { body: created, headers: locationOf(`/v1/users/${row.id}`) };
   },
 
@@ -175,21 +177,22 @@ export const userHandlers = {
       ? (await selectUser(ctx.services.db, id, auth.instanceId)).rows[0]
       : undefined;
     if (!row) throw notFoundProblem('user', id);
-    if (row.deleted_at !== null) {
+    const { groups_json: groups, ...user } = row;
+    if (user.deleted_at !== null) {
       return {
         body: compact({
-          id: row.id,
-          name: row.name,
-          email: row.email,
-          role: row.role as Schemas['UserRole'],
-          title: row.title,
-          createdAt: iso(row.created_at),
-          updatedAt: iso(row.deleted_at),
+          id: user.id,
+          name: user.name,
+          email: user.email,
+          role: user.role as Schemas['UserRole'],
+          title: user.title,
+          createdAt: iso(user.created_at),
+          updatedAt: iso(user.deleted_at),
           deleted: true as const,
         }),
       };
     }
-    return { body: await userBody(ctx.services.db, row) };
+    return { body: userBody(user, JSON.parse(groups ?? '[]')) };
   },
 
   async updateUser(ctx) {
@@ -199,9 +202,6 @@ export const userHandlers = {
     const row = isStorableId(id) ? await findLiveUser(db, auth.instanceId, id) : undefined;
     if (!row) throw notFoundProblem('user', id);
     const body = ctx.body;
-    if (body.email !== undefined && (await emailTaken(db, auth.instanceId, body.email, id))) {
-      throw conflict(`A user with e-mail ${body.email} already exists.`);
-    }
     const changes: Partial<UserRow> = {};
     // A field left out keeps its value.
     if (body.name !== undefined) changes.name = body.name;
@@ -217,11 +217,14 @@ export const userHandlers = {
     const employee = employeeNumberDigits(body.employeeNumber);
     if (employee !== undefined) changes.employee_number = employee;
     if (Object.keys(changes).length > 0) {
-      await db
-        .updateTable('users')
-        .set({ ...changes, updated_at: clock.now() })
-        .where('id', '=', id)
-        .execute();
+      await unlessEmailTaken(
+        body.email ?? row.email,
+        db
+          .updateTable('users')
+          .set({ ...changes, updated_at: clock.now() })
+          .where('id', '=', id)
+          .execute(),
+      );
     }
     return {};
   },
