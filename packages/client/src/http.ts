@@ -11,3 +11,11 @@ export function joinUrl(baseUrl: string, path: string): string {
   if (/^https?:\/\//i.test(path)) return path;
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
+
+/**
+ * A copy of `request` that can still be sent after the request itself was: a clone when it has a body
+ * (a body can be sent only once), the request itself when it has none, which keeps a plain GET cheap.
+ */
+export function unsentCopy(request: Request): Request {
+  return request.body === null ? request : request.clone();
+}

@@ -1,7 +1,7 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from './generated/platform.js';
 import { operationSecurity, securitySchemes } from './generated/platform.security.js';
-import { joinUrl } from './http.js';
+import { joinUrl, unsentCopy } from './http.js';
 import {
   type FetchFunction,
   type ResolvedRetryOptions,
@@ -122,15 +122,14 @@ async function isInvalidTokenAnswer(response: Response): Promise<boolean> {
 
 function bearerTokenMiddleware(tokens: TokenProvider, security: OperationSecurity): Middleware {
   // Per sent request: an unsent copy of it and the token it carried. Weak, so calls that never reach
-  // onResponse (network errors, a later middleware answering itself) leave nothing behind. A request
-  // without a body is its own copy (nothing in it is used up by sending it), which keeps a GET cheap.
+  // onResponse (network errors, a later middleware answering itself) leave nothing behind.
   const sent = new WeakMap<Request, { copy: Request; token: string }>();
   return {
     async onRequest({ request, schemaPath }) {
       if (!usesBearerToken(security, schemaPath, request.method)) return undefined;
       const token = await tokens.getToken();
       request.headers.set('Authorization', `Bearer ${token}`);
-      sent.set(request, { copy: request.body === null ? request : request.clone(), token });
+      sent.set(request, { copy: unsentCopy(request), token });
       return request;
     },
     async onResponse({ request, response, options }) {

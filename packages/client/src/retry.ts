@@ -2,6 +2,7 @@
 // `fetch` wrapper that bounds each attempt with a timeout and retries what is worth retrying, with
 // exponential backoff and jitter, honouring the server's `Retry-After` — as stripe-node and openai-node do.
 import { PlatformConnectionError } from './errors.js';
+import { unsentCopy } from './http.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 2); 0 turns retrying off. */
@@ -122,9 +123,8 @@ export function retryingFetch(fetchImpl: FetchFunction, options: ResolvedRetryOp
     const maxRetries = mayRetry ? options.maxRetries : 0;
     for (let retry = 0; ; retry++) {
       const timeoutSignal = AbortSignal.timeout(options.timeout);
-      // A clone per attempt when there is a body (it can be sent only once, and the original stays unsent
-      // for the next attempt); a bodiless request needs none, which keeps a plain GET cheap.
-      const attempt = new Request(request.body === null ? request : request.clone(), {
+      // Each attempt sends a copy: the original stays unsent for the next one.
+      const attempt = new Request(unsentCopy(request), {
         signal: AbortSignal.any([callerSignal, timeoutSignal]),
       });
       let response: Response | undefined;

@@ -171,9 +171,11 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
         .executeTakeFirst()
         .then((result) => Number(result.numUpdatedRows));
     try {
+      // One outcome alone needs no transaction around its single statement.
+      const [only] = batch;
       const updated =
-        batch.length === 1
-          ? [await update(db, batch[0]!.row, batch[0]!.values)]
+        only && batch.length === 1
+          ? [await update(db, only.row, only.values)]
           : await db.transaction().execute(async (trx) => {
               const counts: number[] = [];
               for (const { row, values } of batch) counts.push(await update(trx, row, values));

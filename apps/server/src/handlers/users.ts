@@ -177,22 +177,21 @@ export const userHandlers = {
       ? (await selectUser(ctx.services.db, id, auth.instanceId)).rows[0]
       : undefined;
     if (!row) throw notFoundProblem('user', id);
-    const { groups_json: groups, ...user } = row;
-    if (user.deleted_at !== null) {
+    if (row.deleted_at !== null) {
       return {
         body: compact({
-          id: user.id,
-          name: user.name,
-          email: user.email,
-          role: user.role as Schemas['UserRole'],
-          title: user.title,
-          createdAt: iso(user.created_at),
-          updatedAt: iso(user.deleted_at),
+          id: row.id,
+          name: row.name,
+          email: row.email,
+          role: row.role as Schemas['UserRole'],
+          title: row.title,
+          createdAt: iso(row.created_at),
+          updatedAt: iso(row.deleted_at),
           deleted: true as const,
         }),
       };
     }
-    return { body: userBody(user, JSON.parse(groups ?? '[]')) };
+    return { body: userBody(row, JSON.parse(row.groups_json ?? '[]')) };
   },
 
   async updateUser(ctx) {

@@ -314,12 +314,18 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
     expect(await deliveryRow(f.database, id)).toMatchObject({ attempts: 2 });
   });
 
-  it('stop() waits for in-flight deliveries and records them', async () => {
+  /** A started dispatcher with three deliveries in flight, each held by the receiver for `delayMs`. */
+  async function threeInFlight(delayMs: number) {
     const target = await seedSubscription(f.database, { url: f.receiver.url() });
     const ids = await Promise.all([1, 2, 3].map(() => enqueue(f.database, target)));
-    f.receiver.respond = () => ({ status: 200, delayMs: 400 });
+    f.receiver.respond = () => ({ status: 200, delayMs });
     const dispatcher = start();
     await vi.waitFor(() => expect(f.receiver.requests).toHaveLength(3), { timeout: 5000 });
+    return { target, ids, dispatcher };
+  }
+
+  it('stop() waits for in-flight deliveries and records them', async () => {
+    const { target, ids, dispatcher } = await threeInFlight(400);
     const stopped = Date.now();
     await dispatcher.stop();
     expect(Date.now() - stopped).toBeGreaterThanOrEqual(200);
@@ -332,11 +338,7 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
   });
 
   it('records outcomes finishing together, but not one whose row another dispatcher took meanwhile', async () => {
-    const target = await seedSubscription(f.database, { url: f.receiver.url() });
-    const ids = await Promise.all([1, 2, 3].map(() => enqueue(f.database, target)));
-    f.receiver.respond = () => ({ status: 200, delayMs: 300 });
-    const dispatcher = start();
-    await vi.waitFor(() => expect(f.receiver.requests).toHaveLength(3), { timeout: 5000 });
+    const { ids, dispatcher } = await threeInFlight(300);
     // As if this dispatcher's lease had run out and another had claimed the row.
     await f.database.db
       .updateTable('event_deliveries')
