@@ -1,4 +1,4 @@
 import { defineConfig } from 'vitest/config';
 import { sharedTestConfig } from '../vitest.shared.js';
 
-export default defineConfig({ test: { ...sharedTestConfig, testTimeout: 60_000, hookTimeout: 60_000 } });
+export default defineConfig({ test: { ...sharedTestConfig, testTimeout: 60_000 } });

@@ -192,7 +192,7 @@ async function ensurePostgres() {
 const redact = (url) => url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 
 // --- the tests ---------------------------------------------------------------------------------------------
-/** The JSON reports the packages' vitest runs write (see vitest.shared.ts). */
+/** The totals the packages' vitest runs write (vitest.totals.ts, wired in by vitest.shared.ts). */
 function vitestReports() {
   const packageDirs = [
     'spec',
@@ -200,7 +200,7 @@ function vitestReports() {
     ...['packages', 'apps'].flatMap((group) => readdirSync(join(root, group)).map((dir) => join(group, dir))),
   ];
   return packageDirs
-    .map((dir) => join(root, dir, 'test-results', 'vitest.json'))
+    .map((dir) => join(root, dir, 'test-results', 'totals.json'))
     .filter((file) => existsSync(file));
 }
 
@@ -219,31 +219,32 @@ async function runTests(databaseUrl) {
     { env, allowFailure: true },
   );
 
-  // One closing line for every vitest run (each package writes test-results/vitest.json), naming why
-  // tests were skipped: the reason a stand-in carries in its title ("*** SKIPPED: <suite> — <reason> ***",
-  // packages/test-support), else the skipped test's own name.
+  // One closing line for every vitest run, naming why tests were skipped. A test that did not run because
+  // its setup failed (a service that did not start) is a failure there, not a skip (vitest.totals.ts).
   const totals = { passed: 0, failed: 0, skipped: 0 };
   const skipReasons = new Map();
+  const failures = [];
   for (const report of vitestReports()) {
-    const { numPassedTests, numFailedTests, testResults } = JSON.parse(readFileSync(report, 'utf8'));
-    totals.passed += numPassedTests;
-    totals.failed += numFailedTests;
+    const totalsOfPackage = JSON.parse(readFileSync(report, 'utf8'));
     const where = relative(root, dirname(dirname(report)));
-    for (const { status, ancestorTitles, title, fullName } of testResults.flatMap(
-      (file) => file.assertionResults,
-    )) {
-      if (!['pending', 'skipped', 'todo'].includes(status)) continue;
-      totals.skipped++;
-      const marked = [...ancestorTitles, title].find((text) => text.includes('SKIPPED:'));
-      const reason = marked ? marked.replace(/^.*? — (.*?)(?: \*\*\*)?$/, '$1') : fullName;
+    totals.passed += totalsOfPackage.passed;
+    totals.failed += totalsOfPackage.failed;
+    totals.skipped += totalsOfPackage.skipped.length;
+    for (const { reason } of totalsOfPackage.skipped) {
       const key = `${where}: ${reason}`;
       skipReasons.set(key, (skipReasons.get(key) ?? 0) + 1);
     }
+    for (const { test, error } of totalsOfPackage.failures) failures.push(`${where}/${test}: ${error}`);
   }
   const skipped = [...skipReasons].map(([reason, count]) => `${count} × ${reason}`).join('; ');
   if (problems.length > 0) {
     console.log(`\nNot provisioned on this machine${ci ? ' (a failure under CI=true)' : ''}:`);
     for (const problem of problems) console.log(`  - ${problem}`);
+  }
+  if (failures.length > 0) {
+    console.log(`\nFailed (${failures.length}):`);
+    for (const failure of failures.slice(0, 50)) console.log(`  - ${failure}`);
+    if (failures.length > 50) console.log(`  … and ${failures.length - 50} more (above)`);
   }
   const contractRuns = contractRunSizes();
   if (contractRuns.length > 0)

@@ -5,7 +5,6 @@ export default defineConfig({
   test: {
     ...sharedTestConfig,
     testTimeout: 30_000,
-    hookTimeout: 60_000,
     // Each file gets its own server and database; files run in separate forks.
     pool: 'forks',
   },

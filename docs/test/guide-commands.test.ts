@@ -4,12 +4,12 @@
 // the test's port. curl fails on any HTTP error (a .curlrc with --fail-with-body), so a command whose
 // call is refused fails the test. A block marked `<!-- docs-test: not run (reason) -->` is not run; each
 // of its commands must still name a script or file that exists.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@platform-api/test-support';
+import { freePort, type StartedProcess, startProcess } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,7 +43,7 @@ const rootScripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 describe('the commands the docs show', () => {
   let temp: string;
   let baseUrl: string;
-  let server: ReturnType<typeof spawn>;
+  let server: StartedProcess | undefined;
 
   beforeAll(async () => {
     expect(
@@ -54,25 +54,20 @@ describe('the commands the docs show', () => {
     writeFileSync(join(temp, '.curlrc'), '--fail-with-body\n--show-error\n');
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    server = spawn('node', [cli, 'serve', '--port', String(port), '--delivery', 'false'], {
-      cwd: root,
-      env: { ...process.env, PLATFORM_DATA_DIR: join(temp, 'data'), LOG_LEVEL: 'silent' },
-      stdio: 'ignore',
-    });
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        if ((await fetch(`${baseUrl}/readyz`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error('the reference server did not start');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }, 60_000);
+    server = await startProcess(
+      'the reference server',
+      process.execPath,
+      [cli, 'serve', '--port', String(port), '--delivery', 'false'],
+      {
+        cwd: root,
+        env: { ...process.env, PLATFORM_DATA_DIR: join(temp, 'data'), LOG_LEVEL: 'warn' },
+        ready: `${baseUrl}/readyz`,
+      },
+    );
+  });
 
-  afterAll(() => {
-    server?.kill('SIGTERM');
+  afterAll(async () => {
+    await server?.stop();
     if (temp) rmSync(temp, { recursive: true, force: true });
   });
 

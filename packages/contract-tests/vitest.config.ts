@@ -2,5 +2,5 @@ import { defineConfig } from 'vitest/config';
 import { sharedTestConfig } from '../../vitest.shared.js';
 
 export default defineConfig({
-  test: { ...sharedTestConfig, testTimeout: 30_000, hookTimeout: 120_000 },
+  test: { ...sharedTestConfig, testTimeout: 30_000 },
 });

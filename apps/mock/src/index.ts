@@ -27,6 +27,7 @@ export interface StartMockOptions {
   host?: string;
   /** Forwarded Prism output; defaults to dropping it (tests) — the CLI passes process.stderr. */
   log?: NodeJS.WritableStream;
+  /** How long to wait for Prism to listen; default PLATFORM_START_TIMEOUT_MS, else 3 minutes. */
   readyTimeoutMs?: number;
 }
 
@@ -144,12 +145,18 @@ function closeServer(server: http.Server): Promise<void> {
 }
 
 function waitUntilListening(child: ChildProcess, url: string, options: StartMockOptions): Promise<void> {
-  const timeoutMs = options.readyTimeoutMs ?? 30_000;
+  // Prism starts in about 2 s on a quiet machine; a loaded 2-core one (every test suite at once) can take
+  // many times that.
+  const timeoutMs = options.readyTimeoutMs ?? (Number(process.env.PLATFORM_START_TIMEOUT_MS) || 180_000);
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`Prism did not start on ${url} within ${timeoutMs} ms:\n${output.slice(-2000)}`));
+      reject(
+        new Error(
+          `Prism did not start on ${url} within ${timeoutMs} ms (PLATFORM_START_TIMEOUT_MS waits longer); its last output:\n${output.slice(-2000)}`,
+        ),
+      );
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@platform-api/test-support';
+import { freePort, startTimeoutMs } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 /* The real binary (dist/cli.js) in child processes: first-start credentials, clients commands, SIGTERM. */
@@ -37,7 +37,7 @@ function outputMatching(output: () => string, pattern: RegExp): Promise<string> 
       expect(output()).toMatch(pattern);
       return output();
     },
-    { timeout: 20_000, interval: 20 },
+    { timeout: startTimeoutMs(), interval: 20 },
   );
 }
 
@@ -51,50 +51,54 @@ describe('platform-server CLI', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('prints the development credentials once, serves with them, and stops on SIGTERM', async () => {
-    const port = await freePort();
-    const args = [
-      'serve',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      'warn',
-    ];
-    const first = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = await outputMatching(collectOutput(first), /PLATFORM_DEV_CREDENTIALS .*\n/);
-    const credentials = JSON.parse(/PLATFORM_DEV_CREDENTIALS (.*)\n/.exec(output)![1]!);
-    expect(credentials).toMatchObject({ instance: 'dev', scopes: ['user', 'data', 'chat'] });
-    expect(output).toContain(`client secret: ${credentials.clientSecret}`);
+  it(
+    'prints the development credentials once, serves with them, and stops on SIGTERM',
+    async () => {
+      const port = await freePort();
+      const args = [
+        'serve',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'warn',
+      ];
+      const first = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const output = await outputMatching(collectOutput(first), /PLATFORM_DEV_CREDENTIALS .*\n/);
+      const credentials = JSON.parse(/PLATFORM_DEV_CREDENTIALS (.*)\n/.exec(output)![1]!);
+      expect(credentials).toMatchObject({ instance: 'dev', scopes: ['user', 'data', 'chat'] });
+      expect(output).toContain(`client secret: ${credentials.clientSecret}`);
 
-    // The credentials are printed before the server listens: retry until it answers.
-    const token = await vi.waitFor(
-      () =>
-        fetch(`http://127.0.0.1:${port}/oauth/token?grant_type=client_credentials`, {
-          headers: {
-            authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
-          },
-        }),
-      { timeout: 5000, interval: 100 },
-    );
-    expect(token.status).toBe(200);
-    const exit = new Promise<number | null>((resolve) => first.on('exit', (code) => resolve(code)));
-    first.kill('SIGTERM');
-    expect(await exit).toBe(0);
+      // The credentials are printed before the server listens: retry until it answers.
+      const token = await vi.waitFor(
+        () =>
+          fetch(`http://127.0.0.1:${port}/oauth/token?grant_type=client_credentials`, {
+            headers: {
+              authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+            },
+          }),
+        { timeout: startTimeoutMs(), interval: 100 },
+      );
+      expect(token.status).toBe(200);
+      const exit = new Promise<number | null>((resolve) => first.on('exit', (code) => resolve(code)));
+      first.kill('SIGTERM');
+      expect(await exit).toBe(0);
 
-    // Second start on the same data: no credentials printed again.
-    const second = spawn(process.execPath, [cli, ...args.slice(0, -2), '--log-level', 'info'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const log = await outputMatching(collectOutput(second), /platform server started/);
-    expect(log).not.toContain('PLATFORM_DEV_CREDENTIALS');
-    const secondExit = new Promise<number | null>((resolve) => second.on('exit', (code) => resolve(code)));
-    second.kill('SIGINT');
-    expect(await secondExit).toBe(0);
-  }, 60_000);
+      // Second start on the same data: no credentials printed again.
+      const second = spawn(process.execPath, [cli, ...args.slice(0, -2), '--log-level', 'info'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const log = await outputMatching(collectOutput(second), /platform server started/);
+      expect(log).not.toContain('PLATFORM_DEV_CREDENTIALS');
+      const secondExit = new Promise<number | null>((resolve) => second.on('exit', (code) => resolve(code)));
+      second.kill('SIGINT');
+      expect(await secondExit).toBe(0);
+    },
+    3 * startTimeoutMs(),
+  );
 
   it('creates, lists and deletes clients', () => {
     const created = JSON.parse(

@@ -31,7 +31,7 @@ if (problem) {
     beforeAll(async () => {
       // A small window, so that the limiter turns calls away and lets them in again within a second or two.
       server = await startReferenceServer({ PLATFORM_RATE_LIMIT: '3', PLATFORM_RATE_LIMIT_WINDOW: '1s' });
-      credentials = await server.createClient(['user']);
+      credentials = await server.createClient('client-tests', ['user']);
     }, 90_000);
     afterAll(async () => {
       await server?.close();

@@ -19,7 +19,7 @@ export interface WebhookReceiver {
   /** Base URL, e.g. https://127.0.0.1:43123 — subscribe `${url}/any/path`. */
   url: string;
   received: ReceivedWebhook[];
-  /** Waits until a delivery satisfies the predicate (default 15 s). */
+  /** Waits until a delivery satisfies the predicate (default a minute). */
   waitFor(predicate: (delivery: ReceivedWebhook) => boolean, timeoutMs?: number): Promise<ReceivedWebhook>;
   close(): Promise<void>;
 }
@@ -100,7 +100,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
   return {
     url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     received,
-    waitFor(predicate, timeoutMs = 15_000) {
+    waitFor(predicate, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = received.find(predicate);

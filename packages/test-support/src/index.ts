@@ -7,5 +7,16 @@ export {
   rawHttpRequest,
 } from './http.js';
 export { freePort, portIsFree } from './ports.js';
+export {
+  type StartedProcess,
+  type StartProcessOptions,
+  startProcess,
+  startTimeoutMs,
+} from './processes.js';
+export {
+  type ReferenceServer,
+  type ReferenceServerOptions,
+  startReferenceServer,
+} from './reference-server.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
 export { skippedTitle, type UnavailableOptions, unavailable } from './unavailable.js';

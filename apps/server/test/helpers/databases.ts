@@ -19,7 +19,7 @@ export const TEST_DATABASE_URL =
 const shownUrl = TEST_DATABASE_URL.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 
 async function postgresProblem(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 30_000 });
   try {
     await client.connect();
     await client.query('select 1');

@@ -47,7 +47,7 @@ export interface WebhooksPhaseOptions {
   tls: { key: string; cert: string };
   /** The host the server reaches this machine at (default 127.0.0.1). */
   host?: string;
-  /** How long to wait for each event (default 15 s). */
+  /** How long to wait for each event (default a minute: a busy server may take its time). */
   timeoutMs?: number;
 }
 
@@ -64,7 +64,7 @@ export function webhooksPhase(options: WebhooksPhaseOptions): PhaseRunner {
       host: options.host,
     });
     try {
-      await causeEvents(session, receiver, options.timeoutMs ?? 15_000);
+      await causeEvents(session, receiver, options.timeoutMs ?? 60_000);
     } finally {
       await receiver.close();
     }

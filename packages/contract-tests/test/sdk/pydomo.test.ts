@@ -118,10 +118,10 @@ function successExamples(operation: Operation): unknown[] {
   return values;
 }
 
-/** Waits (at most 5 s) until a log read from another process shows at least `count` requests. */
+/** Waits (at most a minute) until a log read from another process shows at least `count` requests. */
 async function logCaughtUp(logged: () => number, count: number): Promise<void> {
   await vi
-    .waitFor(() => expect(logged()).toBeGreaterThanOrEqual(count), { timeout: 5_000, interval: 50 })
+    .waitFor(() => expect(logged()).toBeGreaterThanOrEqual(count), { timeout: 60_000, interval: 50 })
     .catch(() => {
       // The caller's assertions on the log say what is missing.
     });
