@@ -43,7 +43,7 @@ describeEachDialect('several dispatchers on one %s outbox', (dialect) => {
           .executeTakeFirstOrThrow();
         expect(Number(count)).toBe(ROWS);
       },
-      { timeout: 15_000, interval: 20 },
+      { timeout: 120_000, interval: 20 },
     );
     await Promise.all(dispatchers.map((d) => d.stop()));
 

@@ -1,16 +1,16 @@
 // Shared fixtures of the delivery tests: a throw-away certificate made with the openssl CLI, a real
 // local HTTPS receiver, a database per test file (core's helpers: a temp SQLite file or a fresh
 // PostgreSQL schema), and helpers to seed integrations, subscriptions and outbox rows.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
+import { type SelfSignedCertificate, selfSignedCertificate, startProcess } from '@platform-api/test-support';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, vi } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
@@ -24,7 +24,6 @@ export interface ReceivedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: string;
-  at: number;
 }
 
 export interface Reply {
@@ -32,6 +31,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Answer only once this settles: the test decides when a delivery ends. */
+  until?: Promise<unknown>;
   /** Never answer (the client's timeout must fire). */
   hang?: boolean;
 }
@@ -70,7 +71,6 @@ export async function startReceiver(certificate: SelfSignedCertificate): Promise
         path: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
       };
       receiver.requests.push(request);
       const reply = receiver.respond(request);
@@ -82,7 +82,8 @@ export async function startReceiver(certificate: SelfSignedCertificate): Promise
         res.writeHead(reply.status, reply.headers);
         res.end();
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      if (reply.until) void reply.until.then(send, send);
+      else if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
     });
   });
@@ -114,7 +115,11 @@ export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> 
   };
 }
 
-/** The server's real configuration (defaults) with delivery settings suited to fast tests. */
+/**
+ * The server's real configuration (defaults) with delivery settings suited to fast tests: short retry steps
+ * and polls, but a timeout and a lease no loaded machine runs out of (a test that wants one to expire sets
+ * its own, or moves a manual clock).
+ */
 export function testConfig(
   certificate: SelfSignedCertificate,
   delivery: Partial<ServerConfig['delivery']> = {},
@@ -124,11 +129,11 @@ export function testConfig(
     ...base,
     delivery: {
       ...base.delivery,
-      timeoutMs: 2000,
+      timeoutMs: 30_000,
       retryScheduleMs: [50, 50, 50],
       pollIntervalMs: 25,
       batchSize: 10,
-      leaseMs: 5000,
+      leaseMs: 60_000,
       allowList: ['127.0.0.1/32', '::1'],
       caCertificates: certificate.cert,
       ...delivery,
@@ -302,7 +307,7 @@ export async function startServeProcess(
     });
   }
   let output = '';
-  const child = spawn(process.execPath, [cli, 'serve'], {
+  const server = await startProcess('the reference server', process.execPath, [cli, 'serve'], {
     cwd: packageDir,
     env: {
       PATH: process.env.PATH,
@@ -311,22 +316,16 @@ export async function startServeProcess(
       PLATFORM_BOOTSTRAP: 'false',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  await vi.waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).ok).toBe(true);
+    ready: `http://127.0.0.1:${port}/healthz`,
+    onLine: (line) => {
+      output += `${line}\n`;
     },
-    { timeout: 15_000, interval: 20 },
-  );
+  });
+  const { child } = server;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
   return { child, output: () => output, exited };
 }
