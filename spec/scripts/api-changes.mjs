@@ -128,8 +128,23 @@ function bundle(tree, api, scratch, label) {
 function compare(before, after) {
   const env = { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off' };
   // Loose validation: Optic's strict mode refuses boolean schemas, which OpenAPI 3.1 allows.
-  const args = ['diff', before, after, '--check', '--validation', 'loose', '--severity', 'error'];
-  const run = spawnSync(bin('optic'), args, { encoding: 'utf8', env, maxBuffer: 1 << 28 });
+  const args = [
+    'diff',
+    resolve(before),
+    resolve(after),
+    '--check',
+    '--validation',
+    'loose',
+    '--severity',
+    'error',
+  ];
+  // Under CI=true Optic writes ci-run-details.json into its working folder: the base's temp folder, not ours.
+  const run = spawnSync(bin('optic'), args, {
+    cwd: dirname(resolve(before)),
+    encoding: 'utf8',
+    env,
+    maxBuffer: 1 << 28,
+  });
   if (run.status !== 0 && run.status !== 1) {
     throw new Error(`optic diff failed (${run.status ?? run.signal}):\n${run.stderr}${run.stdout}`);
   }
