@@ -4,6 +4,15 @@
 # variable that moves the state folder) and, for port_in_use, HOST.
 
 log() { printf '%s: %s\n' "$SERVICE" "$*" >&2; }
+# How long a service may take to start, in seconds: PLATFORM_START_TIMEOUT_MS (the test suites' setting,
+# default 3 minutes, sized for a busy 2-core machine), unless the script's own variable says otherwise.
+if [[ ${PLATFORM_START_TIMEOUT_MS:-} =~ ^[0-9]+$ ]]; then
+  START_TIMEOUT_SECONDS=$(((PLATFORM_START_TIMEOUT_MS + 999) / 1000))
+else
+  START_TIMEOUT_SECONDS=180
+fi
+readonly START_TIMEOUT_SECONDS
+
 die() {
   printf '%s: ERROR: %s\n' "$SERVICE" "$*" >&2
   exit 1

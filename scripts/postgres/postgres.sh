@@ -11,7 +11,7 @@
 #
 # Environment: POSTGRES_STATE_DIR (default <repo>/.state/postgres), POSTGRES_PORT (unset: 5432 when
 # free, else the next free port up to 5499; set: that port or an error), POSTGRES_UP_TIMEOUT (seconds
-# `pg_ctl start` may take, default 60).
+# `pg_ctl start` may take; default PLATFORM_START_TIMEOUT_MS, else 180).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,7 +23,7 @@ readonly SCRIPT_DIR REPO_ROOT
 readonly HOST=127.0.0.1
 readonly FIRST_PORT=5432 LAST_PORT=5499
 readonly DB_NAME=test DB_USER=postgres
-readonly UP_TIMEOUT="${POSTGRES_UP_TIMEOUT:-60}"
+readonly UP_TIMEOUT="${POSTGRES_UP_TIMEOUT:-$START_TIMEOUT_SECONDS}"
 # `postgresql` is Debian's metapackage for its supported server version (15 on Debian 12).
 readonly APT_PACKAGES=(postgresql)
 

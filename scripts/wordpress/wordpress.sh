@@ -12,8 +12,8 @@
 #   wordpress.sh reset         stop, then delete the state folder and the configs (the next `up` starts afresh)
 #
 # Environment: WORDPRESS_STATE_DIR (default <repo>/.state/wordpress), WORDPRESS_PORT (the first site's
-# port, default 8080; the next site takes the next one), WORDPRESS_UP_TIMEOUT (seconds to wait for each
-# /wp-json/, default 60).
+# port, default 8080; the next site takes the next one), WORDPRESS_UP_TIMEOUT (seconds to wait for
+# mariadbd and for each /wp-json/; default PLATFORM_START_TIMEOUT_MS, else 180).
 set -euo pipefail
 
 readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,7 +25,7 @@ readonly HOST=127.0.0.1
 readonly BASE_PORT="${WORDPRESS_PORT:-8080}"
 [[ $BASE_PORT =~ ^[0-9]+$ ]] || { echo "wordpress: ERROR: WORDPRESS_PORT must be a number, not '$BASE_PORT'" >&2; exit 1; }
 readonly LAST_PORT=8099
-readonly UP_TIMEOUT="${WORDPRESS_UP_TIMEOUT:-60}"
+readonly UP_TIMEOUT="${WORDPRESS_UP_TIMEOUT:-$START_TIMEOUT_SECONDS}"
 readonly SYSTEM_ROOT=/usr/share/wordpress
 readonly SYSTEM_THEME=twentytwentythree
 readonly ADMIN_USER=admin
@@ -396,7 +396,7 @@ start_mariadb() {
     --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=2 \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
     </dev/null >>"$MARIADB_LOG" 2>&1 9>&- &
-  local started_pid=$! deadline=$((SECONDS + 30))
+  local started_pid=$! deadline=$((SECONDS + UP_TIMEOUT))
   until mariadb_ping; do
     if ! kill -0 "$started_pid" 2>/dev/null || ((SECONDS >= deadline)); then
       log_tail "$MARIADB_LOG"
