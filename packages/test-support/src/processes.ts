@@ -1,11 +1,11 @@
-// A service a test starts as a child process (the reference server, a static docs server), waited for as long
+// A service a test starts as a child process (the reference server, Verdaccio), waited for as long
 // as a loaded machine may need, and failing — never skipping — with the service's last output when it does
 // not come up.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 /**
- * How long a test waits for a service to start (Prism, the reference server, Chromium, a docs server):
+ * How long a test waits for a service to start (Prism, the reference server, Chromium, Verdaccio):
  * PLATFORM_START_TIMEOUT_MS, default 3 minutes. A start takes 1–2 s on a quiet machine; the default leaves
  * room for a 2-core machine running every suite at once beside other work.
  */
