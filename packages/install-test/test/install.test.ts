@@ -283,19 +283,15 @@ function installTests() {
     expect(command).toContain('--base-url http://localhost:3000');
     const credentials = await server.createClient('install-test-suite', ['user', 'data', 'chat']);
     const env = { ...npmEnv, CLIENT_ID: credentials.clientId, CLIENT_SECRET: credentials.clientSecret };
-    const headline = await shell(
-      `${command?.replace('http://localhost:3000', server.url)} --junit report.xml`,
-      project,
-      env,
-    );
-    // Every phase ran against the server and the run ended with its totals and a JUnit report.
+    // Verbatim, but for where the server listens.
+    const headline = await shell(command?.replace('http://localhost:3000', server.url) ?? '', project, env);
+    // Every phase ran against the server and the run ended with its totals.
     expect(headline.stdout, tail(headline)).toMatch(
       /^phases: examples \d+ requests .*coverage .*fuzz .*stateful .*transport /m,
     );
     expect(headline.stdout, tail(headline)).toMatch(
       /\d+ requests; checks × operations: \d+ passed, \d+ failed/,
     );
-    expect(readFileSync(join(project, 'report.xml'), 'utf8')).toMatch(/<testsuites /);
     // The examples phase alone passes outright.
     const examples = await shell(
       `${command?.replace('http://localhost:3000', server.url)} --phases examples`,
