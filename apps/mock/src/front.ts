@@ -1,7 +1,10 @@
 // A node:http front in front of Prism. It forwards every request and response unchanged and streaming,
 // except Prism's 401s: Prism answers every 401 with the spec's first example, which names `/v1/users`
-// whatever the path and, in `WWW-Authenticate`, says the token expired even when none was sent.
+// whatever the path and, in `WWW-Authenticate`, says the token expired even when none was sent. And it
+// holds requests to the rules the spec states beside the schemas, which Prism cannot read
+// (`x-required-in-one-of`): one that breaks them is forwarded asking Prism for the documented 400.
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { missingRequiredInOneOf, type Operation, parseRequestBody } from '@platform-api/validator';
 
 /** Hop-by-hop fields (RFC 9110 §7.6.1): each side of the front has its own connection. */
 const HOP_BY_HOP = new Set([
@@ -26,6 +29,16 @@ export interface Front {
   close(): void;
 }
 
+/** An operation with request rules (`x-required-in-one-of`), and the route it is served on. */
+export interface RuledRoute {
+  method: string;
+  path: RegExp;
+  operation: Operation;
+}
+
+/** Largest body a rule is checked on; a bigger one goes to Prism unchecked (it answers for its size). */
+const MAX_RULED_BODY = 1024 * 1024;
+
 /** A route whose 401 carries its own challenge, not the one of Prism's example. */
 export interface ChallengeRoute {
   method: string;
@@ -33,21 +46,35 @@ export interface ChallengeRoute {
   challenge: string;
 }
 
-export function createFront(
-  upstream: { host: string; port: number },
-  challenges: ChallengeRoute[] = [],
-): Front {
+export interface FrontOptions {
+  challenges?: ChallengeRoute[];
+  ruled?: RuledRoute[];
+  /**
+   * The path the API lives under on its real servers (`/wp-json` for the site): a request under it is
+   * served as the same request at the root, so the mock answers both `/wp/v2/posts` and
+   * `/wp-json/wp/v2/posts`.
+   */
+  mountPath?: string;
+}
+
+export function createFront(upstream: { host: string; port: number }, options: FrontOptions = {}): Front {
+  const { challenges = [], ruled = [], mountPath } = options;
   // A new loopback connection per request: a kept-alive one can be closed by Prism (its idle timeout) just
   // as a request is sent on it, and the request then fails with ECONNRESET (a 502 here) for no fault of
   // the caller's.
   const agent = new http.Agent({ keepAlive: false });
-  const handle = (request: IncomingMessage, response: ServerResponse) => {
+  const forward = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    headers: IncomingHttpHeaders,
+    body?: Buffer,
+  ) => {
     const forwarded = http.request({
       host: upstream.host,
       port: upstream.port,
       method: request.method,
       path: request.url,
-      headers: withoutHopByHop(request.headers),
+      headers,
       agent,
     });
     forwarded.on('error', (error) => {
@@ -62,7 +89,43 @@ export function createFront(
       if (answer.statusCode === 401) rewriteUnauthorized(request, answer, response, challenges);
       else respond(response, answer, answer.rawHeaders);
     });
-    request.pipe(forwarded);
+    if (body) forwarded.end(body);
+    else request.pipe(forwarded);
+  };
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    if (
+      mountPath &&
+      (request.url === mountPath ||
+        request.url?.startsWith(`${mountPath}/`) ||
+        request.url?.startsWith(`${mountPath}?`))
+    )
+      request.url = request.url.slice(mountPath.length).replace(/^(?!\/)/, '/');
+    const [pathname = '/', search = ''] = (request.url ?? '/').split('?');
+    const route = ruled.find((r) => r.method === request.method && r.path.test(pathname));
+    if (!route) {
+      forward(request, response, withoutHopByHop(request.headers));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+    });
+    request.on('error', (error) => response.destroy(error));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const headers = withoutHopByHop(request.headers);
+      if (size <= MAX_RULED_BODY) {
+        const fields = {
+          query: new URLSearchParams(search),
+          body: parseRequestBody(request.headers['content-type'] ?? '', body.toString('utf8')),
+        };
+        if (missingRequiredInOneOf(route.operation, fields)) headers.prefer = 'code=400';
+      }
+      headers['content-length'] = String(body.length);
+      forward(request, response, headers, body);
+    });
   };
   return { handle, close: () => agent.destroy() };
 }

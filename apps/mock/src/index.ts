@@ -3,9 +3,14 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { templateToRegExp } from '@platform-api/validator';
+import {
+  collectOperations,
+  loadBundle,
+  type OpenApiDocument,
+  templateToRegExp,
+} from '@platform-api/validator';
 import { CALLBACK_CHALLENGE, ChatEvents } from './events.js';
-import { type ChallengeRoute, createFront, type Front } from './front.js';
+import { type ChallengeRoute, createFront, type Front, type RuledRoute } from './front.js';
 
 /** The APIs this package mocks, each served from its bundle in @platform-api/spec. */
 export const mockedApis = {
@@ -78,9 +83,14 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     await waitUntilListening(child, `http://${PRISM_HOST}:${prismPort}`, options);
+    const document = loadBundle(api);
     front = createFront(
       { host: PRISM_HOST, port: prismPort },
-      api === 'platform' ? platformChallenges() : [],
+      {
+        challenges: api === 'platform' ? platformChallenges() : [],
+        ruled: ruledRoutes(document),
+        mountPath: mountPath(document),
+      },
     );
   } catch (error) {
     await closeServer(server);
@@ -97,6 +107,24 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
       await stopChild(prism);
     },
   };
+}
+
+/** The bundle's operations with request rules its schemas cannot state (front.ts holds requests to them). */
+function ruledRoutes(document: OpenApiDocument): RuledRoute[] {
+  return collectOperations(document)
+    .filter((operation) => operation.kind === 'path' && operation.node['x-required-in-one-of'] !== undefined)
+    .map((operation) => ({
+      method: operation.method.toUpperCase(),
+      path: templateToRegExp(operation.path),
+      operation,
+    }));
+}
+
+/** The path of the first server's URL (`{site_url}/wp-json` → `/wp-json`), where real servers serve the API. */
+function mountPath(document: OpenApiDocument): string | undefined {
+  const url = (document.servers as Array<{ url?: unknown }> | undefined)?.[0]?.url;
+  const path = typeof url === 'string' ? url.replace(/^(\{[^}]+\}|[a-z]+:\/\/[^/]+)/i, '') : '';
+  return path && path !== '/' ? path.replace(/\/$/, '') : undefined;
 }
 
 /** The callback operation authenticates with its token header, and its 401 says so (events.ts). */

@@ -110,4 +110,36 @@ describe('the front before Prism', () => {
     expect(denied.status).toBe(401);
     expect(denied.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
+
+  it('answers a token request with grant_type in neither the query nor the form with the documented 400', async () => {
+    const token = platform.operation('createAccessToken');
+    const basic = `Basic ${Buffer.from('client:secret').toString('base64')}`;
+    const form = (body: string) =>
+      fetch(`${mocks.platform.url}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    const missing = await form('scope=user');
+    const answer = { status: missing.status, headers: missing.headers, body: await missing.text() };
+    expect(platform.validateResponse(token, answer)).toEqual([]);
+    expect(answer.status).toBe(400);
+    expect((await form('grant_type=client_credentials')).status).toBe(200);
+    const inQuery = await fetch(`${mocks.platform.url}/oauth/token?grant_type=client_credentials`, {
+      method: 'POST',
+      headers: { authorization: basic },
+    });
+    expect(inQuery.status).toBe(200);
+  });
+
+  it('serves the site under /wp-json too, where real sites serve it', async () => {
+    const posts = await fetch(`${mocks.site.url}/wp-json/wp/v2/posts?per_page=2`);
+    expect(posts.status).toBe(200);
+    expect(Array.isArray(await posts.json())).toBe(true);
+    const index = await fetch(`${mocks.site.url}/wp-json/`);
+    expect(index.status).toBe(200);
+    expect(((await index.json()) as { namespaces: string[] }).namespaces).toEqual(
+      expect.arrayContaining(['wp/v2']),
+    );
+  });
 });

@@ -1,18 +1,33 @@
 // contract-tests: the suite against any server of either API, from the command line.
 //   contract-tests platform --base-url URL --client-id ID --client-secret SECRET [options]
 //   contract-tests site --base-url URL --user USER --app-password PASSWORD [options]
-// Exit code 0 only when every check passed; 1 when one failed or the run could not start; 2 for wrong
-// arguments.
+// Exit code 0 when every check passed; 1 when a check failed; 2 for wrong arguments; 3 when the run stopped
+// (the target could not be used, stopped answering, or throttled it past its budget).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
 import { ContractClient } from './client.js';
-import { CHECK_NAMES, CHECKS, type CheckName, PHASES, type PhaseName } from './run/checks.js';
+import {
+  CHECK_NAMES,
+  CHECKS,
+  type CheckName,
+  PHASES,
+  type PhaseName,
+  PROFILES,
+  type ProfileName,
+} from './run/checks.js';
 import { formatMatrix, formatSummary, succeeded, writeReports } from './run/reports.js';
-import { DEFAULT_MAX_EXAMPLES, type PhaseRunner, randomSeed, runContractTests } from './run/runner.js';
+import {
+  DEFAULT_MAX_EXAMPLES,
+  describeError,
+  type PhaseRunner,
+  randomSeed,
+  runContractTests,
+} from './run/runner.js';
 import type { RunReport } from './run/session.js';
 import { platformClient, TargetUnusable, webhooksPhase } from './targets/platform.js';
 import { siteScenariosPhase } from './targets/site.js';
+import { DEFAULT_THROTTLE_BUDGET_MS, Throttle } from './throttle.js';
 import { specForVersion } from './versions.js';
 
 const USAGE = `Usage:
@@ -21,11 +36,13 @@ const USAGE = `Usage:
       [--webhooks-cert FILE --webhooks-key FILE [--webhooks-host HOST]]
   contract-tests site --base-url URL --user USER --app-password PASSWORD [--wp-version 7.1.4]
 Options of both:
+  --profile stateless   the phases and checks a stateless mock (Prism) can satisfy (--phases/--checks win)
   --phases LIST         ${PHASES.join(',')} (default: all the API has)
   --checks LIST         checks to run (default: all; --list-checks shows them)
   --exclude-checks LIST checks not to run; CHECK:OPERATION_ID leaves a check out on one operation only
   --max-examples N      generated requests per operation and direction in the fuzz phase (default ${DEFAULT_MAX_EXAMPLES})
   --seed S              the seed of every generated request (default: random; printed)
+  --throttle-budget S   seconds the run may wait out the target's rate limit in all (default ${DEFAULT_THROTTLE_BUDGET_MS / 1000})
   --allow-nul false     generate no U+0000 in strings (for servers whose spec forbids it in prose)
   --junit FILE          write a JUnit XML report
   --html FILE           write a self-contained HTML report
@@ -47,11 +64,13 @@ const OPTIONS = {
   user: { type: 'string' },
   'app-password': { type: 'string' },
   'wp-version': { type: 'string' },
+  profile: { type: 'string' },
   phases: { type: 'string' },
   checks: { type: 'string' },
   'exclude-checks': { type: 'string' },
   'max-examples': { type: 'string' },
   seed: { type: 'string' },
+  'throttle-budget': { type: 'string' },
   'allow-nul': { type: 'string', default: 'true' },
   junit: { type: 'string' },
   html: { type: 'string' },
@@ -109,8 +128,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const missing = required.filter((name) => !values[name as keyof typeof values]);
   if (missing.length > 0) throw new UsageError(`Missing ${missing.map((name) => `--${name}`).join(', ')}`);
 
-  const phases = list(values.phases, PHASES, 'phase') as PhaseName[] | undefined;
-  const selected = list(values.checks, CHECK_NAMES, 'check') ?? CHECK_NAMES;
+  const profile = values.profile === undefined ? undefined : PROFILES[values.profile as ProfileName];
+  if (values.profile !== undefined && !profile)
+    throw new UsageError(`Unknown profile: ${values.profile} (known: ${Object.keys(PROFILES).join(', ')})`);
+  const phases: readonly PhaseName[] | undefined =
+    (list(values.phases, PHASES, 'phase') as PhaseName[] | undefined) ?? profile?.phases;
+  const selected: readonly CheckName[] =
+    list(values.checks, CHECK_NAMES, 'check') ?? profile?.checks ?? CHECK_NAMES;
   // A plain name leaves a check out everywhere; `check:operationId` on that operation only.
   const exclusions: string[] = list(values['exclude-checks'], CHECK_NAMES, 'check', true) ?? [];
   const excluded = new Set(exclusions.filter((item) => !item.includes(':')));
@@ -121,6 +145,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     values['max-examples'] === undefined
       ? DEFAULT_MAX_EXAMPLES
       : integer(values['max-examples'], '--max-examples');
+  const throttle = new Throttle({
+    budgetMs:
+      values['throttle-budget'] === undefined
+        ? DEFAULT_THROTTLE_BUDGET_MS
+        : integer(values['throttle-budget'], '--throttle-budget') * 1000,
+  });
   const baseUrl = values['base-url']!.replace(/\/+$/, '');
   io.out(`contract-tests ${api} against ${baseUrl} — seed ${seed}`);
 
@@ -143,7 +173,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         loadBundle(values['include-internal'] ? 'platform' : 'platform-public'),
       );
       const credentials = { clientId: values['client-id']!, clientSecret: values['client-secret']! };
-      const client = await platformClient(validator, baseUrl, credentials, values.scopes!);
+      const client = await platformClient(validator, baseUrl, credentials, values.scopes!, throttle);
       let otherTenant: ContractClient | undefined;
       if (values['other-client-id'] && values['other-client-secret']) {
         otherTenant = await platformClient(
@@ -151,6 +181,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
           baseUrl,
           { clientId: values['other-client-id'], clientSecret: values['other-client-secret'] },
           values.scopes!,
+          throttle,
         );
       }
       const phaseRunners: Partial<Record<PhaseName, PhaseRunner>> = {};
@@ -180,7 +211,14 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         validator,
         baseUrl: `${siteUrl}/wp-json`,
         credentials: { basic: { username: values.user!, password: values['app-password']! } },
+        throttle,
       });
+      // As the platform's token request does, one request first tells a site that is not there.
+      await client
+        .send({ method: 'GET', url: `${siteUrl}/wp-json/`, headers: {} })
+        .catch((error: unknown) => {
+          throw new TargetUnusable(`${siteUrl} does not answer (${describeError(error)})`);
+        });
       report = await runContractTests({
         ...common,
         api,
@@ -211,14 +249,16 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       phases: [],
       requests: 0,
       fatal: error.message,
+      throttling: { throttled: throttle.throttled, waitedMs: throttle.waitedMs },
       results: [],
       matrix: [],
     };
   }
   if (values.matrix) io.out(`\nStatus matrix (status:count, ! = undocumented)\n${formatMatrix(report)}`);
-  io.out(`\n${formatSummary(report)}`);
+  // The header went out when the run started.
+  io.out(`\n${formatSummary(report, { header: false })}`);
   writeReports(report, { junit: values.junit, html: values.html, matrix: values['matrix-csv'] });
-  return succeeded(report) ? 0 : 1;
+  return report.fatal ? 3 : succeeded(report) ? 0 : 1;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type Problem,
   type SpecValidator,
 } from '@platform-api/validator';
+import { Throttle } from './throttle.js';
 
 export type QueryValue = string | number | boolean | Array<string | number> | undefined;
 
@@ -63,6 +64,8 @@ export interface ContractClientOptions {
   baseUrl: string;
   credentials?: Credentials;
   fetch?: typeof fetch;
+  /** The target's rate limit, shared by the clients of a run (default: this client's own). */
+  throttle?: Throttle;
 }
 
 export class ContractClient {
@@ -71,6 +74,7 @@ export class ContractClient {
   credentials: Credentials;
   /** operationIds called at least once. */
   readonly called = new Set<string>();
+  readonly throttle: Throttle;
   private readonly fetchImpl: typeof fetch;
   /** The token a bearer function gave last (for `secrets`). */
   private lastBearer: string | undefined;
@@ -80,6 +84,7 @@ export class ContractClient {
     this.baseUrl = options.baseUrl.replace(/\/$/, '');
     this.credentials = options.credentials ?? {};
     this.fetchImpl = options.fetch ?? fetch;
+    this.throttle = options.throttle ?? new Throttle();
   }
 
   async call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
@@ -117,8 +122,15 @@ export class ContractClient {
     return { method: operation.method.toUpperCase(), url: this.url(operation, options), headers, body };
   }
 
-  /** Sends a request as it is (any method, headers, body) and reads the whole answer. */
-  async send(request: SentRequest): Promise<Answer> {
+  /**
+   * Sends a request as it is (any method, headers, body) and reads the whole answer, waiting out the target's
+   * rate limit (a 429 is sent again once the wait it asks for is over: throttle.ts).
+   */
+  send(request: SentRequest): Promise<Answer> {
+    return this.throttle.run(() => this.sendOnce(request));
+  }
+
+  private async sendOnce(request: SentRequest): Promise<Answer> {
     // fetch refuses a body (even an empty one) on GET and HEAD, which generic clients send anyway; and it
     // loses the answer when a server refuses a large body before reading it all (413, then close).
     const size = typeof request.body === 'string' ? request.body.length : (request.body?.byteLength ?? 0);

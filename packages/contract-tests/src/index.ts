@@ -43,7 +43,15 @@ export {
   namedExample,
   namedObjectExample,
 } from './examples.js';
-export { CHECK_NAMES, CHECKS, type CheckName, PHASES, type PhaseName } from './run/checks.js';
+export {
+  CHECK_NAMES,
+  CHECKS,
+  type CheckName,
+  PHASES,
+  type PhaseName,
+  PROFILES,
+  type ProfileName,
+} from './run/checks.js';
 export { toCurl } from './run/curl.js';
 export {
   counts,

@@ -12,6 +12,7 @@ export {
   type OpenApiDocument,
   resolveLocal,
 } from './openapi.js';
+export { missingRequiredInOneOf, parseRequestBody, type RequestFields } from './request-rules.js';
 export {
   type Check,
   collectOperations,

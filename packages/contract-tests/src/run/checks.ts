@@ -45,6 +45,22 @@ export const RESPONSE_CHECKS: readonly CheckName[] = [
 export const PHASES = ['examples', 'coverage', 'fuzz', 'stateful', 'transport', 'webhooks'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
+/** Named selections of phases and checks (`--profile`), for targets that cannot be held to all of them. */
+export const PROFILES = {
+  /**
+   * A mock that keeps no state and takes any credential (Prism): what it answers, held to the spec — not
+   * what it remembers (no stateful or fuzz phase: created things are not there to read back), whom it lets
+   * in (ignored_auth), what it accepts and refuses (a mock validates requests by rules of its own: add
+   * `--checks` with negative_data_rejection for one that follows the spec), nor the HTTP details it answers
+   * its own way (HEAD, 405, 413, a trailing slash, a repeated parameter, a foreign media type).
+   */
+  stateless: {
+    phases: ['examples', 'coverage', 'transport'],
+    checks: [...RESPONSE_CHECKS, 'auth_scheme_case', 'empty_json_body'],
+  },
+} as const satisfies Record<string, { phases: readonly PhaseName[]; checks: readonly CheckName[] }>;
+export type ProfileName = keyof typeof PROFILES;
+
 export function isCheckName(name: string): name is CheckName {
   return name in CHECKS;
 }

@@ -29,23 +29,32 @@ function formatFailure(failure: Failure, index: number, seed: number): string {
   ].join('\n');
 }
 
-/** The console summary: the fatal cause first, then the failures, then the totals. */
-export function formatSummary(report: RunReport): string {
+/**
+ * The console summary: the failures, the phases and the totals, and for a run that stopped, its cause last
+ * (`STOPPED: …`). `header: false` leaves out the first line, for a caller that printed it at the start.
+ */
+export function formatSummary(report: RunReport, options: { header?: boolean } = {}): string {
   const lines: string[] = [];
   const total = counts(report);
-  lines.push(`contract-tests ${report.api} against ${report.target} — seed ${report.seed}`);
-  if (report.fatal) lines.push('', `RUN STOPPED: ${report.fatal}`);
+  if (options.header !== false)
+    lines.push(`contract-tests ${report.api} against ${report.target} — seed ${report.seed}`, '');
   const failures = failuresOf(report);
   if (failures.length > 0) {
-    lines.push('', `FAILURES (${failures.length})`);
+    lines.push(`FAILURES (${failures.length})`);
     failures.forEach((failure, index) => {
       lines.push(formatFailure(failure, index, report.seed));
     });
+    lines.push('');
   }
-  lines.push(
-    '',
-    `phases: ${report.phases.map((phase) => `${phase.name} ${phase.requests} requests (${(phase.durationMs / 1000).toFixed(1)} s)`).join(', ')}`,
-  );
+  if (report.phases.length > 0)
+    lines.push(
+      `phases: ${report.phases.map((phase) => `${phase.name} ${phase.requests} requests (${(phase.durationMs / 1000).toFixed(1)} s)`).join(', ')}`,
+    );
+  const { throttled, waitedMs } = report.throttling;
+  if (throttled > 0 || waitedMs > 0)
+    lines.push(
+      `target throttled the run: ${throttled} answer${throttled === 1 ? '' : 's'} 429 waited out, ${(waitedMs / 1000).toFixed(1)} s waited in all (its rate limit, not a failure)`,
+    );
   const skipped = report.results.filter((result) => result.outcome === 'skipped');
   const skippedOperations = new Map<string, Set<string>>();
   for (const result of skipped) {
@@ -55,10 +64,15 @@ export function formatSummary(report: RunReport): string {
   for (const [reason, operations] of skippedOperations) {
     lines.push(`skipped ${reason} (${[...operations].join(', ')})`);
   }
-  lines.push(
-    `${report.requests} requests; checks × operations: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped` +
-      ` — ${succeeded(report) ? 'PASSED' : 'FAILED'} (reproduce with --seed ${report.seed})`,
-  );
+  const totals = `${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s; checks × operations: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`;
+  if (report.fatal) {
+    if (report.requests > 0) lines.push(totals);
+    lines.push(`STOPPED: ${report.fatal}`);
+  } else {
+    lines.push(
+      `${totals} — ${succeeded(report) ? 'PASSED' : 'FAILED'} (reproduce with --seed ${report.seed})`,
+    );
+  }
   return lines.join('\n');
 }
 
@@ -132,11 +146,14 @@ export function toJUnit(report: RunReport): string {
       '  </testsuite>',
     ].join('\n');
   });
-  if (report.fatal) {
-    suites.unshift(
-      `  <testsuite name="${xml(`${report.api} run`)}" tests="1" failures="1" skipped="0">\n    <testcase classname="${xml(report.api)}" name="the run"><failure message="${xml(report.fatal)}" type="fatal">${xml(report.fatal)}</failure></testcase>\n  </testsuite>`,
-    );
-  }
+  // The run itself: how the target's rate limit held it up, and the cause when it stopped.
+  const { throttled, waitedMs } = report.throttling;
+  const stopped = report.fatal
+    ? `\n    <testcase classname="${xml(report.api)}" name="the run"><failure message="${xml(report.fatal)}" type="stopped">${xml(report.fatal)}</failure></testcase>`
+    : '';
+  suites.unshift(
+    `  <testsuite name="${xml(`${report.api} run`)}" tests="${report.fatal ? 1 : 0}" failures="${report.fatal ? 1 : 0}" skipped="0" time="${seconds}">\n    <properties><property name="seed" value="${report.seed}"/><property name="throttled" value="${throttled}"/><property name="throttle-waited-ms" value="${waitedMs}"/></properties>${stopped}\n  </testsuite>`,
+  );
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xml(`contract-tests ${report.api} against ${report.target} (seed ${report.seed})`)}" tests="${total.passed + total.failed + total.skipped}" failures="${total.failed + (report.fatal ? 1 : 0)}" skipped="${total.skipped}" time="${seconds}">`,
@@ -151,6 +168,7 @@ const html = (text: string) =>
 
 export function toHtml(report: RunReport): string {
   const total = counts(report);
+  const verdict = report.fatal ? 'stopped' : succeeded(report) ? 'passed' : 'failed';
   const failures = failuresOf(report);
   const allStatuses = [
     ...new Set(
@@ -192,7 +210,7 @@ export function toHtml(report: RunReport): string {
     return `<tr class="${state.replace(' ', '-')}"><th>${name}</th><td>${state}</td><td>${results.reduce((sum, r) => sum + r.runs, 0)}</td><td>${html(description)}</td></tr>`;
   });
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>contract-tests ${html(report.api)} — ${succeeded(report) ? 'passed' : 'failed'}</title>
+<html lang="en"><head><meta charset="utf-8"><title>contract-tests ${html(report.api)} — ${verdict}</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24}h1{font-size:1.4rem}table{border-collapse:collapse;margin:1rem 0}
 th,td{border:1px solid #d0d7de;padding:.2rem .45rem;text-align:left;vertical-align:top}td.seen{background:#dafbe1}td.unseen{color:#8c959f}
@@ -200,9 +218,10 @@ td.undocumented{background:#ffebe9;font-weight:bold}td.path{font-family:ui-monos
 tr.failed th{color:#cf222e}pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 .fatal{background:#ffebe9;padding:.8rem;border:1px solid #cf222e}.ok{color:#1a7f37}.ko{color:#cf222e}small{color:#57606a;font-weight:normal}
 </style></head><body>
-<h1>contract-tests ${html(report.api)} against ${html(report.target)}: <span class="${succeeded(report) ? 'ok">passed' : 'ko">failed'}</span></h1>
+<h1>contract-tests ${html(report.api)} against ${html(report.target)}: <span class="${verdict === 'passed' ? 'ok' : 'ko'}">${verdict}</span></h1>
 <p>Seed <code>${report.seed}</code> (reproduce with <code>--seed ${report.seed}</code>) · started ${html(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s · ${report.requests} requests · ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped</p>
 ${report.fatal ? `<p class="fatal">Run stopped: ${html(report.fatal)}</p>` : ''}
+${report.throttling.throttled > 0 || report.throttling.waitedMs > 0 ? `<p>The target's rate limit held the run up: ${report.throttling.throttled} answers 429 waited out, ${(report.throttling.waitedMs / 1000).toFixed(1)} s waited in all (not failures).</p>` : ''}
 <p>Phases: ${report.phases.map((phase) => `${html(phase.name)} (${phase.requests} requests)`).join(', ')}</p>
 <h2>Failures (${failures.length})</h2>
 ${failures.length ? `<ol>${failureItems.join('\n')}</ol>` : '<p>None.</p>'}

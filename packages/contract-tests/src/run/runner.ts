@@ -3,6 +3,7 @@
 // does not answer) stops the run and is reported first.
 import type { Operation, SpecValidator } from '@platform-api/validator';
 import type { ContractClient } from '../client.js';
+import { TargetThrottled } from '../throttle.js';
 import { CHECK_NAMES, type CheckName, PHASES, type PhaseName } from './checks.js';
 import { coveragePhase } from './phases/coverage.js';
 import { examplesPhase } from './phases/examples.js';
@@ -85,7 +86,9 @@ export async function runContractTests(options: RunOptions): Promise<RunReport> 
       const unreachable = error instanceof TypeError && error.message === 'fetch failed';
       fatal = unreachable
         ? `${options.target} does not answer (${describeError(error)})`
-        : `${phase} phase stopped: ${describeError(error)}`;
+        : error instanceof TargetThrottled
+          ? error.message
+          : `${phase} phase stopped: ${describeError(error)}`;
     }
     phases.push({
       name: phase,

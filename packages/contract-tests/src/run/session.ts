@@ -48,8 +48,10 @@ export interface RunReport {
   durationMs: number;
   phases: Array<{ name: PhaseName; requests: number; durationMs: number }>;
   requests: number;
-  /** A failure that stopped the run (no token, server down), reported before anything else. */
+  /** A failure that stopped the run (no token, server down, throttled past the budget). */
   fatal?: string;
+  /** How the target's rate limit held the run up: 429 answers waited out, and all the time waited. */
+  throttling: { throttled: number; waitedMs: number };
   results: CaseResult[];
   matrix: StatusRow[];
 }
@@ -229,12 +231,21 @@ export class Session {
     }
   }
 
-  report(base: Omit<RunReport, 'results' | 'matrix' | 'requests' | 'api' | 'seed'>): RunReport {
+  report(
+    base: Omit<RunReport, 'results' | 'matrix' | 'requests' | 'api' | 'seed' | 'throttling'>,
+  ): RunReport {
+    const throttles = new Set(
+      [this.client.throttle, this.otherTenant?.throttle].filter((t) => t !== undefined),
+    );
     return {
       ...base,
       api: this.api,
       seed: this.seed,
       requests: this.requests,
+      throttling: {
+        throttled: [...throttles].reduce((sum, throttle) => sum + throttle.throttled, 0),
+        waitedMs: [...throttles].reduce((sum, throttle) => sum + throttle.waitedMs, 0),
+      },
       results: [...this.results.values()],
       matrix: [...this.matrix.values()],
     };

@@ -6,6 +6,7 @@ import { type CallOptions, ContractClient } from '../client.js';
 import { namedObjectExample } from '../examples.js';
 import type { PhaseRunner } from '../run/runner.js';
 import type { Session } from '../run/session.js';
+import { TargetThrottled, Throttle } from '../throttle.js';
 import { startWebhookReceiver } from '../webhook-receiver.js';
 
 export interface ClientCredentials {
@@ -16,21 +17,26 @@ export interface ClientCredentials {
 /** Thrown when a target cannot be used at all; its message is the cause a user must fix. */
 export class TargetUnusable extends Error {}
 
-/** A client of the platform API holding a token for `scopes`, or TargetUnusable with the server's words. */
+/**
+ * A client of the platform API holding a token for `scopes`, or TargetUnusable with the server's words.
+ * `throttle`: the run's, shared with its other clients (the target's rate limit counts them all).
+ */
 export async function platformClient(
   validator: SpecValidator,
   baseUrl: string,
   credentials: ClientCredentials,
   scopes: string,
+  throttle = new Throttle(),
 ): Promise<ContractClient> {
   const basic = { username: credentials.clientId, password: credentials.clientSecret };
-  const tokenClient = new ContractClient({ validator, baseUrl, credentials: { basic } });
+  const tokenClient = new ContractClient({ validator, baseUrl, credentials: { basic }, throttle });
   let token: Awaited<ReturnType<ContractClient['call']>>;
   try {
     token = await tokenClient.call('getAccessToken', {
       query: { grant_type: 'client_credentials', scope: scopes },
     });
   } catch (error) {
+    if (error instanceof TargetThrottled) throw new TargetUnusable(error.message);
     const cause = (error as { cause?: Error }).cause?.message ?? (error as Error).message;
     throw new TargetUnusable(`${baseUrl} does not answer (${cause})`);
   }
@@ -40,7 +46,7 @@ export async function platformClient(
       `no access token for client ${credentials.clientId}: the token endpoint answered ${token.status} ${token.text.slice(0, 300)}`,
     );
   }
-  return new ContractClient({ validator, baseUrl, credentials: { bearer: accessToken, basic } });
+  return new ContractClient({ validator, baseUrl, credentials: { bearer: accessToken, basic }, throttle });
 }
 
 export interface WebhooksPhaseOptions {

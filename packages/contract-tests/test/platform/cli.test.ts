@@ -7,7 +7,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/index.js';
-import { PLATFORM_EXEMPTIONS } from '../support/run.js';
 import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'contract-tests.mjs');
@@ -46,8 +45,6 @@ describe('contract-tests platform (the CLI)', () => {
       '--other-client-secret',
       other.clientSecret,
       '--include-internal',
-      '--exclude-checks',
-      PLATFORM_EXEMPTIONS.join(','),
       '--max-examples',
       '10',
       '--seed',
@@ -64,7 +61,7 @@ describe('contract-tests platform (the CLI)', () => {
     expect(readFileSync(html, 'utf8')).toContain('Status matrix');
   }, 300_000);
 
-  it('reports a wrong secret once, first, as the cause', () => {
+  it('reports a wrong secret once, as the cause of a stopped run (exit 3)', () => {
     const result = run(
       'platform',
       '--base-url',
@@ -74,8 +71,13 @@ describe('contract-tests platform (the CLI)', () => {
       '--client-secret',
       'wrong',
     );
-    expect(result.status).toBe(1);
-    expect(result.stdout).toMatch(/RUN STOPPED: no access token .*401.*invalid_client/);
+    expect(result.status).toBe(3);
+    // The header once, no phases that did not run, the cause last.
+    expect(result.stdout.match(/^contract-tests platform against /gm)).toHaveLength(1);
+    expect(result.stdout).not.toMatch(/^phases:/m);
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(
+      /^STOPPED: no access token .*401.*invalid_client/,
+    );
     expect(result.stdout).not.toMatch(/^\d+\) /m);
   }, 60_000);
 
@@ -89,8 +91,8 @@ describe('contract-tests platform (the CLI)', () => {
       '--client-secret',
       'b',
     );
-    expect(result.status).toBe(1);
-    expect(result.stdout).toMatch(/does not answer/);
+    expect(result.status).toBe(3);
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^STOPPED: .*does not answer/);
   }, 60_000);
 
   it('explains its usage when arguments are missing or unknown', () => {

@@ -23,7 +23,7 @@ import {
   type PlantedDefect,
   startDefectiveProxy,
 } from '../fixture/defective-proxy.js';
-import { describeFailure, PLATFORM_EXEMPTIONS, reportFiles, testSeed } from '../support/run.js';
+import { describeFailure, reportFiles, testSeed } from '../support/run.js';
 import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
@@ -66,7 +66,6 @@ describe('a server with planted defects (reference server on SQLite behind a def
       maxExamples: 10,
       phases: ['examples', 'coverage', 'fuzz', 'stateful', 'transport'],
       checks,
-      exemptions: PLATFORM_EXEMPTIONS,
     });
     writeReports(report, reportFiles('planted-defects'));
     console.log(formatSummary(report));

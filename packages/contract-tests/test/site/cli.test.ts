@@ -22,7 +22,7 @@ describe('site-contract-tests (the CLI)', () => {
     expect(result.stderr).toContain('Missing --user, --app-password');
   });
 
-  it('fails against a port where nothing listens', async () => {
+  it('stops (exit 3) against a port where nothing listens, naming the cause last', async () => {
     const result = run(
       '--base-url',
       `http://127.0.0.1:${await freePort()}`,
@@ -31,8 +31,8 @@ describe('site-contract-tests (the CLI)', () => {
       '--app-password',
       'b',
     );
-    expect(result.status, output(result)).not.toBe(0);
-    expect(result.stderr + result.stdout).toMatch(/does not answer/);
+    expect(result.status, output(result)).toBe(3);
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^STOPPED: .*does not answer/);
   }, 120_000);
 });
 

@@ -1,6 +1,5 @@
 // The site contract run against the Prism mock of the bundled site spec: the phases a stateless
 // mock can answer (examples, coverage, transport).
-import { join } from 'node:path';
 import { startMock } from '@platform-api/mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +8,7 @@ import {
   formatSummary,
   freePort,
   loadBundle,
+  PROFILES,
   runContractTests,
   SpecValidator,
   writeReports,
@@ -37,19 +37,10 @@ describe('site API on the Prism mock', () => {
       validator,
       client,
       seed: testSeed(),
-      phases: ['examples', 'coverage', 'transport'],
-      // Prism checks that credentials are present, not valid, and validates query strings by rules of
-      // its own (no `pattern`, its own 400/422 examples): the checks of what it answers, not of what it
-      // accepts.
-      checks: [
-        'not_a_server_error',
-        'status_code_conformance',
-        'content_type_conformance',
-        'response_headers_conformance',
-        'response_schema_conformance',
-        'auth_scheme_case',
-        'empty_json_body',
-      ],
+      // What a stateless mock can be held to (--profile stateless): Prism checks that credentials are
+      // present, not valid, and validates query strings by rules of its own (no `pattern`).
+      phases: PROFILES.stateless.phases,
+      checks: PROFILES.stateless.checks,
     });
     writeReports(report, reportFiles('site-mock'));
     console.log(formatSummary(report));

@@ -21,13 +21,6 @@ export function testSeed(): number {
   return seed;
 }
 
-/**
- * What the platform spec cannot express and the reference server rightly enforces: `createAccessToken`
- * needs `grant_type` in the query or the form body, so a request with neither (valid by each part's
- * schema) gets 400 `invalid_request`. The one exemption the repository's own runs use.
- */
-export const PLATFORM_EXEMPTIONS = ['positive_data_acceptance:createAccessToken'];
-
 /** A failure as an assertion shows it: check, operation, message, the curl line and the answer. */
 export function describeFailure(failure: Failure): string {
   return `${failure.check} ${failure.operationId}: ${failure.message}\n${failure.curl}\n→ ${failure.status} ${failure.excerpt}`;

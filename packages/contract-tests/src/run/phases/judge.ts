@@ -4,6 +4,7 @@
 import type { Operation } from '@platform-api/validator';
 import type { CallResult } from '../../client.js';
 import type { Session } from '../session.js';
+import { documentedRefusal } from '../spec-rules.js';
 import { GenerationError } from '../values.js';
 
 /** The statuses that say "your request is malformed": a schema-valid request must not get them. */
@@ -11,10 +12,20 @@ const MALFORMED = new Set([400, 415, 422]);
 
 export type Expectation = { valid: true } | { valid: false; violates: string } | { valid: 'unknown' };
 
-/** Records the checks for one answer; returns whether everything held. */
-export function judge(session: Session, result: CallResult, expectation: Expectation): boolean {
+/**
+ * Records the checks for one answer; returns whether everything held. A request its schemas allow but the
+ * spec's own rules refuse (run/spec-rules.ts) is expected to be refused, like one that breaks a schema.
+ */
+export function judge(session: Session, result: CallResult, expected: Expectation): boolean {
   let held = session.checkResponse(result);
   const exchange = { request: result.request, answer: result };
+  let expectation = expected;
+  if (expectation.valid === true) {
+    const refusal = documentedRefusal(session.validator, result.operation, result.request);
+    // A refusal the target may or may not make (x-public-host) is checked neither way.
+    if (refusal)
+      expectation = refusal.certain ? { valid: false, violates: refusal.reason } : { valid: 'unknown' };
+  }
   if (expectation.valid === true) {
     if (MALFORMED.has(result.status)) {
       session.fail(
