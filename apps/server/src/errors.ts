@@ -98,9 +98,14 @@ function limits() {
   return errorLimits;
 }
 
-/** At most `max` characters: a longer text ends with an ellipsis. */
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+/**
+ * Text built from a request, made to fit the error schemas: a NUL written as `\u0000` (their patterns
+ * forbid the character; a client's field name may hold one), then at most `max` characters, a longer text
+ * ending with an ellipsis.
+ */
+function fit(text: string, max: number): string {
+  const written = text.replaceAll('\u0000', '\\u0000');
+  return written.length <= max ? written : `${written.slice(0, max - 1)}…`;
 }
 
 /** An ApiError body; `path` is left out when the request line could not be read. */
@@ -117,12 +122,12 @@ export function apiErrorBody(error: {
     toe: error.toe,
   };
   const max = limits();
-  if (error.path !== undefined) body.path = clip(error.path, max.path);
-  if (error.message !== undefined) body.message = clip(error.message, max.message);
+  if (error.path !== undefined) body.path = fit(error.path, max.path);
+  if (error.message !== undefined) body.message = fit(error.message, max.message);
   if (error.details && error.details.length > 0) {
     body.details = error.details.slice(0, max.details).map((d) => ({
-      field: clip(d.field, max.field),
-      message: clip(d.message, max.detail),
+      field: fit(d.field, max.field),
+      message: fit(d.message, max.detail),
     }));
   }
   return body;
@@ -155,7 +160,7 @@ export function sendOAuthError(reply: FastifyReply, problem: OAuthProblem): Fast
   for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
   const body: Record<string, unknown> = {
     error: problem.error,
-    error_description: clip(problem.description, limits().description),
+    error_description: fit(problem.description, limits().description),
   };
   if (problem.options.scope !== undefined) body.scope = problem.options.scope;
   return reply

@@ -310,6 +310,17 @@ describe('NUL characters and shutdown (sqlite)', () => {
     expect(tokenRes.body.error).toBe('invalid_request');
   });
 
+  it('names a field whose key holds a NUL character in an ApiError that still matches its schema', async () => {
+    // Found by Schemathesis: the key was copied into details[].field, which ApiErrorDetail forbids NUL in.
+    const res = await server.call('POST', '/v1/groups', {
+      token: await server.token(),
+      json: { name: 'g3 st', 'x\u0000': 'a\u0000' },
+    });
+    expect(res.status).toBe(400);
+    expect(schemaProblems('ApiError', res.body)).toEqual([]);
+    expect(res.body.details?.map((detail: { field: string }) => detail.field)).toContain('body.x\\u0000');
+  });
+
   it('turns liveness and readiness to 503 once shutdown begins', async () => {
     expect((await server.call('GET', '/healthz')).status).toBe(200);
     server.platform.beginShutdown();
