@@ -128,9 +128,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const missing = required.filter((name) => !values[name as keyof typeof values]);
   if (missing.length > 0) throw new UsageError(`Missing ${missing.map((name) => `--${name}`).join(', ')}`);
 
-  const profile = values.profile === undefined ? undefined : PROFILES[values.profile as ProfileName];
-  if (values.profile !== undefined && !profile)
+  if (values.profile !== undefined && !Object.hasOwn(PROFILES, values.profile))
     throw new UsageError(`Unknown profile: ${values.profile} (known: ${Object.keys(PROFILES).join(', ')})`);
+  const profile = values.profile === undefined ? undefined : PROFILES[values.profile as ProfileName];
   const phases: readonly PhaseName[] | undefined =
     (list(values.phases, PHASES, 'phase') as PhaseName[] | undefined) ?? profile?.phases;
   const selected: readonly CheckName[] =

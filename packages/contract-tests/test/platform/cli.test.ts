@@ -112,6 +112,21 @@ describe('contract-tests platform (the CLI)', () => {
     );
     expect(unknownCheck.status).toBe(2);
     expect(unknownCheck.stderr).toContain('Unknown check: nope');
+    for (const profile of ['nope', 'toString']) {
+      const unknownProfile = run(
+        'platform',
+        '--base-url',
+        'x',
+        '--client-id',
+        'a',
+        '--client-secret',
+        'b',
+        '--profile',
+        profile,
+      );
+      expect(unknownProfile.status).toBe(2);
+      expect(unknownProfile.stderr).toContain(`Unknown profile: ${profile} (known: stateless)`);
+    }
     expect(existsSync(bin)).toBe(true);
   });
 });
