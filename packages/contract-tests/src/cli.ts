@@ -3,10 +3,7 @@
 //   contract-tests site --base-url URL --user USER --app-password PASSWORD [options]
 // Exit code 0 when every check passed; 1 when a check failed; 2 for wrong arguments; 3 when the run stopped
 // (the target could not be used, stopped answering, or throttled it past its budget).
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
-import { ContractClient } from './client.js';
 import {
   CHECK_NAMES,
   CHECKS,
@@ -17,24 +14,22 @@ import {
   type ProfileName,
 } from './run/checks.js';
 import { formatMatrix, formatSummary, succeeded, writeReports } from './run/reports.js';
-import {
-  DEFAULT_MAX_EXAMPLES,
-  describeError,
-  type PhaseRunner,
-  randomSeed,
-  runContractTests,
-} from './run/runner.js';
+import { DEFAULT_MAX_EXAMPLES, randomSeed, runContractTests } from './run/runner.js';
 import type { RunReport } from './run/session.js';
-import { platformClient, TargetUnusable, webhooksPhase } from './targets/platform.js';
-import { siteScenariosPhase } from './targets/site.js';
+import { TARGETS } from './targets/index.js';
+import {
+  type FlagOption,
+  type FlagValues,
+  stringFlag,
+  TargetUnusable,
+  UsageError,
+} from './targets/target.js';
 import { DEFAULT_THROTTLE_BUDGET_MS, Throttle } from './throttle.js';
-import { specForVersion } from './versions.js';
 
 const USAGE = `Usage:
-  contract-tests platform --base-url URL --client-id ID --client-secret SECRET [--scopes "user data chat"]
-      [--other-client-id ID --other-client-secret SECRET] [--include-internal]
-      [--webhooks-cert FILE --webhooks-key FILE [--webhooks-host HOST]]
-  contract-tests site --base-url URL --user USER --app-password PASSWORD [--wp-version 7.1.4]
+${Object.values(TARGETS)
+  .map((target) => target.usage)
+  .join('\n')}
 Options of both:
   --profile stateless   the phases and checks a stateless mock (Prism) can satisfy (--phases/--checks win)
   --phases LIST         ${PHASES.join(',')} (default: all the API has)
@@ -42,6 +37,8 @@ Options of both:
   --exclude-checks LIST checks not to run; CHECK:OPERATION_ID leaves a check out on one operation only
   --max-examples N      generated requests per operation and direction in the fuzz phase (default ${DEFAULT_MAX_EXAMPLES})
   --seed S              the seed of every generated request (default: random; printed)
+  --max-response-time S fail max_response_time for an answer slower than S seconds (default: not checked)
+  --rate-limit N/UNIT   send at most N requests per s, m or h (default: as fast as the target allows)
   --throttle-budget S   seconds the run may wait out the target's rate limit in all (default ${DEFAULT_THROTTLE_BUDGET_MS / 1000})
   --allow-nul false     generate no U+0000 in strings (for servers whose spec forbids it in prose)
   --junit FILE          write a JUnit XML report
@@ -50,26 +47,17 @@ Options of both:
   --matrix-csv FILE     write it as CSV (operation, status, documented, seen, target)
   --list-checks         print the checks and what each asserts`;
 
-const OPTIONS = {
+/** The flags every API shares; each target adds its own (targets/). */
+const SHARED_OPTIONS = {
   'base-url': { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret': { type: 'string' },
-  scopes: { type: 'string', default: 'user data chat' },
-  'other-client-id': { type: 'string' },
-  'other-client-secret': { type: 'string' },
-  'include-internal': { type: 'boolean', default: false },
-  'webhooks-cert': { type: 'string' },
-  'webhooks-key': { type: 'string' },
-  'webhooks-host': { type: 'string' },
-  user: { type: 'string' },
-  'app-password': { type: 'string' },
-  'wp-version': { type: 'string' },
   profile: { type: 'string' },
   phases: { type: 'string' },
   checks: { type: 'string' },
   'exclude-checks': { type: 'string' },
   'max-examples': { type: 'string' },
   seed: { type: 'string' },
+  'max-response-time': { type: 'string' },
+  'rate-limit': { type: 'string' },
   'throttle-budget': { type: 'string' },
   'allow-nul': { type: 'string', default: 'true' },
   junit: { type: 'string' },
@@ -78,9 +66,13 @@ const OPTIONS = {
   'matrix-csv': { type: 'string' },
   'list-checks': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
-} as const;
+} as const satisfies Record<string, FlagOption>;
 
-class UsageError extends Error {}
+const OPTIONS: Record<string, FlagOption> = Object.assign(
+  {},
+  SHARED_OPTIONS,
+  ...Object.values(TARGETS).map((target) => target.options),
+);
 
 export interface CliIo {
   out: (text: string) => void;
@@ -105,7 +97,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  let parsed: { values: FlagValues; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   } catch (error) {
@@ -121,127 +113,78 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const [api, ...extra] = positionals;
-  if (api !== 'platform' && api !== 'site') throw new UsageError('Name the API: platform or site');
+  const target = api === undefined || !Object.hasOwn(TARGETS, api) ? undefined : TARGETS[api]!;
+  if (!target) throw new UsageError(`Name the API: ${Object.keys(TARGETS).join(' or ')}`);
   if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
-  const required =
-    api === 'platform' ? ['base-url', 'client-id', 'client-secret'] : ['base-url', 'user', 'app-password'];
-  const missing = required.filter((name) => !values[name as keyof typeof values]);
+  const foreign = Object.values(TARGETS)
+    .filter((other) => other !== target)
+    .flatMap((other) => Object.keys(other.options))
+    .filter((name) => !(name in target.options) && argv.some((arg) => arg.split('=')[0] === `--${name}`));
+  if (foreign.length > 0)
+    throw new UsageError(`Not an option of ${target.api}: ${foreign.map((name) => `--${name}`).join(', ')}`);
+  const missing = target.required.filter((name) => !values[name]);
   if (missing.length > 0) throw new UsageError(`Missing ${missing.map((name) => `--${name}`).join(', ')}`);
 
-  if (values.profile !== undefined && !Object.hasOwn(PROFILES, values.profile))
-    throw new UsageError(`Unknown profile: ${values.profile} (known: ${Object.keys(PROFILES).join(', ')})`);
-  const profile = values.profile === undefined ? undefined : PROFILES[values.profile as ProfileName];
+  const profileName = stringFlag(values, 'profile');
+  if (profileName !== undefined && !Object.hasOwn(PROFILES, profileName))
+    throw new UsageError(`Unknown profile: ${profileName} (known: ${Object.keys(PROFILES).join(', ')})`);
+  const profile = profileName === undefined ? undefined : PROFILES[profileName as ProfileName];
   const phases: readonly PhaseName[] | undefined =
-    (list(values.phases, PHASES, 'phase') as PhaseName[] | undefined) ?? profile?.phases;
+    (list(stringFlag(values, 'phases'), PHASES, 'phase') as PhaseName[] | undefined) ?? profile?.phases;
   const selected: readonly CheckName[] =
-    list(values.checks, CHECK_NAMES, 'check') ?? profile?.checks ?? CHECK_NAMES;
+    list(stringFlag(values, 'checks'), CHECK_NAMES, 'check') ?? profile?.checks ?? CHECK_NAMES;
   // A plain name leaves a check out everywhere; `check:operationId` on that operation only.
-  const exclusions: string[] = list(values['exclude-checks'], CHECK_NAMES, 'check', true) ?? [];
+  const exclusions: string[] = list(stringFlag(values, 'exclude-checks'), CHECK_NAMES, 'check', true) ?? [];
   const excluded = new Set(exclusions.filter((item) => !item.includes(':')));
   const exemptions = exclusions.filter((item) => item.includes(':'));
-  const checks = selected.filter((check) => !excluded.has(check));
-  const seed = values.seed === undefined ? randomSeed() : integer(values.seed, '--seed');
+  const seedFlag = stringFlag(values, 'seed');
+  const seed = seedFlag === undefined ? randomSeed() : integer(seedFlag, '--seed');
+  const maxExamplesFlag = stringFlag(values, 'max-examples');
   const maxExamples =
-    values['max-examples'] === undefined
-      ? DEFAULT_MAX_EXAMPLES
-      : integer(values['max-examples'], '--max-examples');
+    maxExamplesFlag === undefined ? DEFAULT_MAX_EXAMPLES : integer(maxExamplesFlag, '--max-examples');
+  const maxResponseTimeFlag = stringFlag(values, 'max-response-time');
+  const maxResponseTimeMs =
+    maxResponseTimeFlag === undefined ? undefined : seconds(maxResponseTimeFlag, '--max-response-time');
+  const budgetFlag = stringFlag(values, 'throttle-budget');
   const throttle = new Throttle({
     budgetMs:
-      values['throttle-budget'] === undefined
-        ? DEFAULT_THROTTLE_BUDGET_MS
-        : integer(values['throttle-budget'], '--throttle-budget') * 1000,
+      budgetFlag === undefined ? DEFAULT_THROTTLE_BUDGET_MS : integer(budgetFlag, '--throttle-budget') * 1000,
+    minIntervalMs: rateLimit(stringFlag(values, 'rate-limit')),
   });
-  const baseUrl = values['base-url']!.replace(/\/+$/, '');
-  io.out(`contract-tests ${api} against ${baseUrl} — seed ${seed}`);
+  const allowNul = stringFlag(values, 'allow-nul');
+  if (allowNul !== 'true' && allowNul !== 'false') throw new UsageError('--allow-nul is true or false');
+  const baseUrl = stringFlag(values, 'base-url')!.replace(/\/+$/, '');
+  io.out(`contract-tests ${target.api} against ${baseUrl} — seed ${seed}`);
 
+  const log = (line: string) => io.out(`  ${line}`);
   let report: RunReport;
-  if (!['true', 'false'].includes(values['allow-nul']!)) throw new UsageError('--allow-nul is true or false');
-  const allowNul = values['allow-nul'] === 'true';
-  const common = {
-    target: baseUrl,
-    phases,
-    checks,
-    seed,
-    maxExamples,
-    allowNul,
-    exemptions,
-    log: (line: string) => io.out(`  ${line}`),
-  };
   try {
-    if (api === 'platform') {
-      const validator = new SpecValidator(
-        loadBundle(values['include-internal'] ? 'platform' : 'platform-public'),
-      );
-      const credentials = { clientId: values['client-id']!, clientSecret: values['client-secret']! };
-      const client = await platformClient(validator, baseUrl, credentials, values.scopes!, throttle);
-      let otherTenant: ContractClient | undefined;
-      if (values['other-client-id'] && values['other-client-secret']) {
-        otherTenant = await platformClient(
-          validator,
-          baseUrl,
-          { clientId: values['other-client-id'], clientSecret: values['other-client-secret'] },
-          values.scopes!,
-          throttle,
-        );
-      }
-      const phaseRunners: Partial<Record<PhaseName, PhaseRunner>> = {};
-      if (values['webhooks-cert'] && values['webhooks-key'] && values['include-internal']) {
-        phaseRunners.webhooks = webhooksPhase({
-          tls: {
-            cert: readFileSync(values['webhooks-cert'], 'utf8'),
-            key: readFileSync(values['webhooks-key'], 'utf8'),
-          },
-          host: values['webhooks-host'],
-        });
-      } else if (!phases || phases.includes('webhooks')) {
-        io.out(
-          '  webhooks phase not run: it needs --include-internal (the chat operations cause the events) and --webhooks-cert/--webhooks-key (a certificate the server trusts)',
-        );
-      }
-      report = await runContractTests({ ...common, api, validator, client, otherTenant, phaseRunners });
-    } else {
-      const wpVersion = values['wp-version'];
-      if (wpVersion !== undefined && !/^\d+(\.\d+)*$/.test(wpVersion))
-        throw new UsageError(`--wp-version must look like 7.1.4, not ${wpVersion}`);
-      // Generated requests use only what that version knows (an argument it lacks, it ignores).
-      const bundle = loadBundle('site');
-      const validator = new SpecValidator(wpVersion ? specForVersion(bundle, wpVersion) : bundle);
-      const siteUrl = baseUrl.replace(/\/wp-json$/, '');
-      const client = new ContractClient({
-        validator,
-        baseUrl: `${siteUrl}/wp-json`,
-        credentials: { basic: { username: values.user!, password: values['app-password']! } },
-        throttle,
-      });
-      // As the platform's token request does, one request first tells a site that is not there.
-      await client
-        .send({ method: 'GET', url: `${siteUrl}/wp-json/`, headers: {} })
-        .catch((error: unknown) => {
-          throw new TargetUnusable(`${siteUrl} does not answer (${describeError(error)})`);
-        });
-      report = await runContractTests({
-        ...common,
-        api,
-        validator,
-        client,
-        // Generated requests only read: the site is someone else's server. What writes (and cleans up)
-        // is the stateful phase's scenarios.
-        include: (operation: Operation) => operation.method === 'get',
-        checks: checks.filter((check) => !SITE_EXEMPT.has(check)),
-        phaseRunners: {
-          stateful: siteScenariosPhase({
-            url: siteUrl,
-            user: values.user!,
-            appPassword: values['app-password']!,
-            wpVersion,
-          }),
-        },
-      });
-    }
+    const { inapplicableChecks, ...run } = await target.connect(values, { baseUrl, throttle, phases, log });
+    const checks = selected.filter((check) => !excluded.has(check) && !inapplicableChecks?.has(check));
+    // max_response_time is asked for by its budget, as in Schemathesis, not by --checks.
+    if (
+      maxResponseTimeMs !== undefined &&
+      !excluded.has('max_response_time') &&
+      !checks.includes('max_response_time')
+    )
+      checks.push('max_response_time');
+    report = await runContractTests({
+      ...run,
+      api: target.api,
+      target: baseUrl,
+      phases,
+      checks,
+      seed,
+      maxExamples,
+      maxResponseTimeMs,
+      allowNul: allowNul === 'true',
+      exemptions,
+      log,
+    });
   } catch (error) {
     if (!(error instanceof TargetUnusable)) throw error;
     report = {
-      api,
+      api: target.api,
       target: baseUrl,
       seed,
       startedAt: new Date().toISOString(),
@@ -257,16 +200,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (values.matrix) io.out(`\nStatus matrix (status:count, ! = undocumented)\n${formatMatrix(report)}`);
   // The header went out when the run started.
   io.out(`\n${formatSummary(report, { header: false })}`);
-  writeReports(report, { junit: values.junit, html: values.html, matrix: values['matrix-csv'] });
+  writeReports(report, {
+    junit: stringFlag(values, 'junit'),
+    html: stringFlag(values, 'html'),
+    matrix: stringFlag(values, 'matrix-csv'),
+  });
   return report.fatal ? 3 : succeeded(report) ? 0 : 1;
 }
-
-/**
- * Checks that do not apply to WordPress as it is: it answers a method a route lacks with 404
- * rest_no_route (not 405), and refuses schema-valid combinations its schema cannot express
- * (orderby=relevance without search) with 400.
- */
-const SITE_EXEMPT = new Set<CheckName>(['unsupported_method', 'positive_data_acceptance']);
 
 function list<T extends string>(
   value: string | undefined,
@@ -292,4 +232,21 @@ function list<T extends string>(
 function integer(value: string, name: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number, not ${value}`);
   return Number(value);
+}
+
+/** A duration in seconds (`1.5`), in milliseconds. */
+function seconds(value: string, name: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) === 0)
+    throw new UsageError(`${name} must be a number of seconds above 0, not ${value}`);
+  return Number(value) * 1000;
+}
+
+/** `--rate-limit 10/s` (or `/m`, `/h`; Schemathesis's form) as the least time between two requests. */
+function rateLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)\/([smh])$/.exec(value.trim());
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`--rate-limit must look like 10/s, 600/m or 3600/h, not ${value}`);
+  const unitMs = { s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 's' | 'm' | 'h'];
+  return unitMs / Number(match[1]);
 }

@@ -42,6 +42,8 @@ export interface Answer {
   text: string;
   /** The parsed body when the response is JSON, otherwise undefined. */
   json: unknown;
+  /** From sending the request to the last byte of the answer (of the last attempt, after any 429). */
+  elapsedMs?: number;
 }
 
 export interface CallResult extends Answer {
@@ -127,7 +129,11 @@ export class ContractClient {
    * rate limit (a 429 is sent again once the wait it asks for is over: throttle.ts).
    */
   send(request: SentRequest): Promise<Answer> {
-    return this.throttle.run(() => this.sendOnce(request));
+    return this.throttle.run(async () => {
+      const started = performance.now();
+      const answer = await this.sendOnce(request);
+      return { ...answer, elapsedMs: performance.now() - started };
+    });
   }
 
   private async sendOnce(request: SentRequest): Promise<Answer> {

@@ -87,7 +87,16 @@ export {
   validValues,
 } from './run/values.js';
 export { type BundleName, loadBundle } from './spec.js';
-export { type ClientCredentials, platformClient, TargetUnusable, webhooksPhase } from './targets/platform.js';
+export { TARGETS } from './targets/index.js';
+export { type ClientCredentials, platformClient, webhooksPhase } from './targets/platform.js';
+export {
+  type FlagOption,
+  type FlagValues,
+  type Target,
+  type TargetContext,
+  type TargetRun,
+  TargetUnusable,
+} from './targets/target.js';
 export {
   compareVersions,
   inVersionRange,

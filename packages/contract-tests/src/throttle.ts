@@ -11,6 +11,11 @@ export class TargetThrottled extends Error {}
 export interface ThrottleOptions {
   /** How long the run may wait for the target in all (default 10 minutes). */
   budgetMs?: number;
+  /**
+   * The least time between the starts of two requests (`--rate-limit`): the user's own pace, asked for
+   * rather than imposed by the target, so it is neither counted as waiting nor held to the budget.
+   */
+  minIntervalMs?: number;
   /** For tests: the clock and the wait. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -28,6 +33,8 @@ export class Throttle {
   /** Time spent waiting for the target, for 429s and for spent windows. */
   waitedMs = 0;
   readonly budgetMs: number;
+  readonly minIntervalMs: number;
+  private nextSlot = 0;
   private resumeAt = 0;
   private resumeWhy = '';
   private readonly now: () => number;
@@ -35,6 +42,7 @@ export class Throttle {
 
   constructor(options: ThrottleOptions = {}) {
     this.budgetMs = options.budgetMs ?? DEFAULT_THROTTLE_BUDGET_MS;
+    this.minIntervalMs = options.minIntervalMs ?? 0;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
@@ -46,6 +54,7 @@ export class Throttle {
   async run(send: () => Promise<Answer>): Promise<Answer> {
     for (let retries = 0; ; retries++) {
       if (this.resumeAt > this.now()) await this.wait(this.resumeAt - this.now());
+      await this.pace();
       const answer = await send();
       const resetMs = seconds(answer.headers.get('ratelimit-reset'));
       if (answer.status !== 429) {
@@ -60,6 +69,14 @@ export class Throttle {
         retryAfterMs(answer.headers.get('retry-after'), this.now()) ?? resetMs ?? DEFAULT_WAIT_MS;
       this.pauseUntil(this.now() + (waitMs > 0 ? waitMs : DEFAULT_WAIT_MS), 'a 429');
     }
+  }
+
+  /** Takes the next slot of the user's pace; concurrent callers queue one interval apart. */
+  private async pace(): Promise<void> {
+    if (this.minIntervalMs === 0) return;
+    const slot = Math.max(this.now(), this.nextSlot);
+    this.nextSlot = slot + this.minIntervalMs;
+    if (slot > this.now()) await this.sleep(slot - this.now());
   }
 
   private pauseUntil(at: number, why: string): void {

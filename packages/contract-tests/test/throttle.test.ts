@@ -11,11 +11,12 @@ const answer = (status: number, headers: Record<string, string> = {}): Answer =>
 });
 
 /** A throttle whose clock moves only by its own waits; `waits` lists them. */
-function manualThrottle(budgetMs?: number) {
+function manualThrottle(budgetMs?: number, minIntervalMs?: number) {
   let now = Date.UTC(2026, 0, 1);
   const waits: number[] = [];
   const throttle = new Throttle({
     ...(budgetMs === undefined ? {} : { budgetMs }),
+    ...(minIntervalMs === undefined ? {} : { minIntervalMs }),
     now: () => now,
     sleep: async (ms) => {
       waits.push(ms);
@@ -80,5 +81,15 @@ describe('Throttle', () => {
     const target = scripted(answer(429, { 'retry-after': '0' }));
     await expect(throttle.run(target.send)).rejects.toThrow(/answered 429 to the same request 21 times/);
     expect(target.sent()).toBe(21);
+  });
+
+  it("keeps to the pace of --rate-limit, without counting it as the target's throttling", async () => {
+    // 4/s: a request every 250 ms.
+    const { throttle, waits } = manualThrottle(undefined, 250);
+    const target = scripted(answer(200));
+    for (let sent = 0; sent < 3; sent++) await throttle.run(target.send);
+    expect(target.sent()).toBe(3);
+    expect(waits).toEqual([250, 250]);
+    expect(throttle).toMatchObject({ throttled: 0, waitedMs: 0 });
   });
 });

@@ -18,7 +18,10 @@ export const CHECKS = {
   empty_json_body:
     'An empty body sent with Content-Type: application/json to an operation without a body is ignored.',
   unsupported_media_type: 'A body of an undocumented media type is refused with 415.',
-  unsupported_method: 'An undocumented method answers 405 with an Allow header naming the documented ones.',
+  unsupported_method: 'An undocumented method of a documented path is refused with 405.',
+  allow_header_conformance:
+    'A 405 carries an Allow header naming every documented method of the path (RFC 9110 §15.5.6).',
+  missing_required_header: 'A request without one of its required header parameters is refused with a 4xx.',
   head_matches_get: 'HEAD answers with the status and headers of GET, and no body.',
   trailing_slash: 'A trailing slash is served as the path without it, redirected, or refused with a 4xx.',
   repeated_query_parameters: 'A repeated single-valued query parameter is used or refused with a 4xx.',
@@ -27,6 +30,8 @@ export const CHECKS = {
     'A scenario of the site suite holds: a walk through WordPress content (create, revise, trash, delete) or the drift check against the route index.',
   request_headers_conformance: 'A webhook delivery carries the documented headers.',
   request_body_conformance: 'A webhook delivery matches exactly one documented webhook and its schema.',
+  max_response_time:
+    'Every answer arrives within --max-response-time (checked, per operation, only when that budget is given).',
 } as const;
 
 export type CheckName = keyof typeof CHECKS;

@@ -33,6 +33,8 @@ export interface RunOptions {
   runId?: string;
   /** Whether generated strings may contain U+0000 (default true, as Schemathesis). */
   allowNul?: boolean;
+  /** The max_response_time budget: an answer slower than this fails it (default: not checked). */
+  maxResponseTimeMs?: number;
   transport?: TransportOptions;
   /** Phases only some APIs have (the platform's webhooks), or a target's own version of one. */
   phaseRunners?: Partial<Record<PhaseName, PhaseRunner>>;
@@ -61,6 +63,7 @@ export async function runContractTests(options: RunOptions): Promise<RunReport> 
     maxExamples: options.maxExamples ?? DEFAULT_MAX_EXAMPLES,
     runId: options.runId ?? Date.now().toString(36),
     allowNul: options.allowNul ?? true,
+    maxResponseTimeMs: options.maxResponseTimeMs,
   });
   const runners: Record<PhaseName, PhaseRunner | undefined> = {
     examples: examplesPhase,

@@ -73,6 +73,8 @@ export interface SessionOptions {
   runId: string;
   /** Whether generated strings may contain U+0000. */
   allowNul: boolean;
+  /** The max_response_time budget (default: not checked). */
+  maxResponseTimeMs?: number;
 }
 
 const EXCERPT = 400;
@@ -90,6 +92,7 @@ export class Session {
   readonly runId: string;
   readonly api: string;
   readonly text: { allowNul: boolean };
+  readonly maxResponseTimeMs: number | undefined;
   phase: PhaseName = 'examples';
   /** While set, failures are not recorded (fast-check exploring and shrinking); passes still count. */
   quiet = false;
@@ -108,6 +111,7 @@ export class Session {
     this.maxExamples = options.maxExamples;
     this.runId = options.runId;
     this.text = { allowNul: options.allowNul };
+    this.maxResponseTimeMs = options.maxResponseTimeMs;
     const include = options.include ?? (() => true);
     this.operations = options.validator.operations.filter(
       (operation) => operation.kind === 'path' && include(operation),
@@ -144,6 +148,7 @@ export class Session {
   ): Promise<CallResult> {
     const result = await client.call(operation.operationId, options);
     this.noteAnswer(operation, result.status);
+    this.timeAnswer(operation, result.request, result, client);
     return result;
   }
 
@@ -155,7 +160,30 @@ export class Session {
   ): Promise<Answer> {
     const answer = await client.send(request);
     this.requests += 1;
+    this.timeAnswer(operation, request, answer, client);
     return answer;
+  }
+
+  /** max_response_time: every answer of an operation within the budget. */
+  private timeAnswer(
+    operation: Operation,
+    request: SentRequest,
+    answer: Answer,
+    client: ContractClient,
+  ): void {
+    const budget = this.maxResponseTimeMs;
+    if (budget === undefined || answer.elapsedMs === undefined) return;
+    if (answer.elapsedMs <= budget) {
+      this.pass('max_response_time', operation);
+      return;
+    }
+    this.fail(
+      'max_response_time',
+      operation,
+      `answered in ${Math.round(answer.elapsedMs)} ms; the budget is ${budget} ms`,
+      { request, answer },
+      client,
+    );
   }
 
   private noteAnswer(operation: Operation, status: number): void {
@@ -180,7 +208,9 @@ export class Session {
     exchange: { request: SentRequest; answer?: Answer },
     client: ContractClient = this.client,
   ): void {
-    if (!this.enabled(check, operation.operationId) || this.quiet) return;
+    // What fast-check explores is judged quietly (only its shrunk request is recorded), but the time an
+    // answer took is not shrunk: a slow answer counts whenever it comes.
+    if (!this.enabled(check, operation.operationId) || (this.quiet && check !== 'max_response_time')) return;
     const entry = this.entry(check, operation.operationId);
     entry.runs += 1;
     entry.outcome = 'failed';

@@ -8,14 +8,12 @@ import type { PhaseRunner } from '../run/runner.js';
 import type { Session } from '../run/session.js';
 import { TargetThrottled, Throttle } from '../throttle.js';
 import { startWebhookReceiver } from '../webhook-receiver.js';
+import { TargetUnusable } from './target.js';
 
 export interface ClientCredentials {
   clientId: string;
   clientSecret: string;
 }
-
-/** Thrown when a target cannot be used at all; its message is the cause a user must fix. */
-export class TargetUnusable extends Error {}
 
 /**
  * A client of the platform API holding a token for `scopes`, or TargetUnusable with the server's words.

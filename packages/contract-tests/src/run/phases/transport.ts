@@ -13,34 +13,61 @@ export interface TransportOptions {
 
 const PROBED_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];
 
+/**
+ * A transport check of one operation, sent from its valid request; it returns where its check does not
+ * apply to the operation.
+ */
+type OperationProbe = (
+  session: Session,
+  operation: Operation,
+  request: SentRequest,
+  options: Required<TransportOptions>,
+) => Promise<void>;
+
+/** The transport checks of an operation, each its probe, in the order they are sent. */
+const OPERATION_PROBES: ReadonlyArray<[CheckName, OperationProbe]> = [
+  ['ignored_auth', ignoredAuth],
+  ['auth_scheme_case', authSchemeCase],
+  ['head_matches_get', headMatchesGet],
+  ['trailing_slash', trailingSlash],
+  ['repeated_query_parameters', repeatedQuery],
+  ['empty_json_body', emptyJsonBody],
+  ['missing_required_header', missingRequiredHeader],
+  ['unsupported_media_type', withCredentialsForBody('unsupported_media_type', unsupportedMediaType)],
+  ['oversized_body', withCredentialsForBody('oversized_body', oversizedBody)],
+];
+
 export async function transportPhase(session: Session, options: TransportOptions = {}): Promise<void> {
+  const settings = { oversizedBodyBytes: options.oversizedBodyBytes ?? 4 * 1024 * 1024 };
   for (const operation of session.operations) {
-    const base = baseRequest(session.validator, operation, session.seed, session.text);
-    const request = await session.client.prepare(operation, base);
-    await ignoredAuth(session, operation, request);
-    if (operation.method === 'get') {
-      await authSchemeCase(session, operation, request);
-      await headMatchesGet(session, operation, request);
-      await trailingSlash(session, operation, request);
-      await repeatedQuery(session, operation, request);
-    }
-    if (!operation.requestBody && ['get', 'delete'].includes(operation.method)) {
-      await emptyJsonBody(session, operation, request);
-    }
-    // Without credentials for the operation, its 401 comes first: what the body would get is unknowable.
-    const anonymous = await session.client.prepare(operation, { ...base, authenticate: false });
+    const request = await session.client.prepare(operation, baseOf(session, operation));
+    for (const [check, probe] of OPERATION_PROBES)
+      if (session.enabled(check)) await probe(session, operation, request, settings);
+  }
+  if (session.enabled('unsupported_method') || session.enabled('allow_header_conformance'))
+    await unsupportedMethods(session);
+}
+
+const baseOf = (session: Session, operation: Operation) =>
+  baseRequest(session.validator, operation, session.seed, session.text);
+
+/**
+ * A probe of what an operation does with a body. Without credentials for the operation its 401 comes
+ * first, and what the body would get is unknowable: the check is skipped with that reason.
+ */
+function withCredentialsForBody(check: CheckName, probe: OperationProbe): OperationProbe {
+  return async (session, operation, request, options) => {
+    if (!operation.requestBody) return;
+    const anonymous = await session.client.prepare(operation, {
+      ...baseOf(session, operation),
+      authenticate: false,
+    });
     const unauthenticated =
       requiresCredentials(operation) &&
       Object.keys(anonymous.headers).length === Object.keys(request.headers).length;
-    if (operation.requestBody && unauthenticated) {
-      session.skip('unsupported_media_type', operation.operationId, 'no credentials for this operation');
-      session.skip('oversized_body', operation.operationId, 'no credentials for this operation');
-    } else if (operation.requestBody) {
-      await unsupportedMediaType(session, operation, request);
-      await oversizedBody(session, operation, request, options.oversizedBodyBytes ?? 4 * 1024 * 1024);
-    }
-  }
-  await unsupportedMethods(session);
+    if (unauthenticated) session.skip(check, operation.operationId, 'no credentials for this operation');
+    else await probe(session, operation, request, options);
+  };
 }
 
 function verdict(
@@ -61,11 +88,8 @@ const requiresCredentials = (operation: Operation) =>
   operation.security.every((requirement) => Object.keys(requirement).length > 0);
 
 async function ignoredAuth(session: Session, operation: Operation, request: SentRequest): Promise<void> {
-  if (!session.enabled('ignored_auth') || !requiresCredentials(operation)) return;
-  const anonymous = await session.call(operation, {
-    ...baseRequest(session.validator, operation, session.seed, session.text),
-    authenticate: false,
-  });
+  if (!requiresCredentials(operation)) return;
+  const anonymous = await session.call(operation, { ...baseOf(session, operation), authenticate: false });
   session.checkResponse(anonymous);
   verdict(
     session,
@@ -96,7 +120,7 @@ async function ignoredAuth(session: Session, operation: Operation, request: Sent
 
 async function authSchemeCase(session: Session, operation: Operation, request: SentRequest): Promise<void> {
   const authorization = request.headers.authorization;
-  if (!session.enabled('auth_scheme_case') || !authorization) return;
+  if (operation.method !== 'get' || !authorization) return;
   const reference = await session.send(operation, request);
   const [scheme, ...rest] = authorization.split(' ');
   for (const variant of [scheme!.toLowerCase(), scheme!.toUpperCase()]) {
@@ -120,7 +144,7 @@ async function authSchemeCase(session: Session, operation: Operation, request: S
 }
 
 async function headMatchesGet(session: Session, operation: Operation, request: SentRequest): Promise<void> {
-  if (!session.enabled('head_matches_get')) return;
+  if (operation.method !== 'get') return;
   const get = await session.send(operation, request);
   const probe = { ...request, method: 'HEAD' };
   const head = await session.send(operation, probe);
@@ -134,7 +158,7 @@ async function headMatchesGet(session: Session, operation: Operation, request: S
 }
 
 async function trailingSlash(session: Session, operation: Operation, request: SentRequest): Promise<void> {
-  if (!session.enabled('trailing_slash') || operation.path.endsWith('/')) return;
+  if (operation.method !== 'get' || operation.path.endsWith('/')) return;
   const url = new URL(request.url);
   url.pathname = `${url.pathname}/`;
   const probe = { ...request, url: url.toString() };
@@ -153,7 +177,7 @@ async function trailingSlash(session: Session, operation: Operation, request: Se
 }
 
 async function repeatedQuery(session: Session, operation: Operation, request: SentRequest): Promise<void> {
-  if (!session.enabled('repeated_query_parameters')) return;
+  if (operation.method !== 'get') return;
   const url = new URL(request.url);
   const single = operation.parameters.find((parameter) => {
     if (parameter.node.in !== 'query' || !url.searchParams.has(parameter.node.name)) return false;
@@ -178,7 +202,7 @@ async function repeatedQuery(session: Session, operation: Operation, request: Se
 }
 
 async function emptyJsonBody(session: Session, operation: Operation, request: SentRequest): Promise<void> {
-  if (!session.enabled('empty_json_body')) return;
+  if (operation.requestBody || !['get', 'delete'].includes(operation.method)) return;
   // With the header first: if that call does what the operation does (a delete), the plain one after it
   // answers what a repeat answers (404), which is still not "malformed".
   const probe = { ...request, headers: { ...request.headers, 'content-type': 'application/json' }, body: '' };
@@ -202,7 +226,7 @@ async function unsupportedMediaType(
   operation: Operation,
   request: SentRequest,
 ): Promise<void> {
-  if (!session.enabled('unsupported_media_type') || !('415' in operation.responses)) return;
+  if (!('415' in operation.responses)) return;
   if (Object.keys(operation.requestBody?.content ?? {}).some((type) => type.includes('xml'))) return;
   const probe = {
     ...request,
@@ -224,9 +248,9 @@ async function oversizedBody(
   session: Session,
   operation: Operation,
   request: SentRequest,
-  bytes: number,
+  { oversizedBodyBytes: bytes }: Required<TransportOptions>,
 ): Promise<void> {
-  if (!session.enabled('oversized_body') || !('413' in operation.responses)) return;
+  if (!('413' in operation.responses)) return;
   const jsonType = Object.keys(operation.requestBody?.content ?? {}).find((type) => type.includes('json'));
   if (!jsonType) return;
   const body = `{"padding":"${'x'.repeat(Math.max(0, bytes - 15))}"}`;
@@ -242,8 +266,35 @@ async function oversizedBody(
   );
 }
 
+async function missingRequiredHeader(
+  session: Session,
+  operation: Operation,
+  request: SentRequest,
+): Promise<void> {
+  const required = operation.parameters
+    .map((parameter) => parameter.node)
+    .filter((parameter) => parameter.in === 'header' && parameter.required === true);
+  for (const parameter of required) {
+    const name = String(parameter.name).toLowerCase();
+    const headers = { ...request.headers };
+    delete headers[name];
+    const probe = { ...request, headers };
+    const answer = await session.send(operation, probe);
+    verdict(
+      session,
+      'missing_required_header',
+      operation,
+      probe,
+      answer,
+      answer.status >= 400 && answer.status < 500
+        ? undefined
+        : `without its required header ${parameter.name} the request was answered ${answer.status}`,
+    );
+  }
+}
+
+/** unsupported_method and allow_header_conformance: the methods a documented path lacks, once per path. */
 async function unsupportedMethods(session: Session): Promise<void> {
-  if (!session.enabled('unsupported_method')) return;
   const byPath = new Map<string, Operation[]>();
   for (const operation of session.operations) {
     byPath.set(operation.path, [...(byPath.get(operation.path) ?? []), operation]);
@@ -263,14 +314,36 @@ async function unsupportedMethods(session: Session): Promise<void> {
     for (const method of PROBED_METHODS.filter((candidate) => !methods.includes(candidate))) {
       const probe = { ...request, method, body: undefined };
       const answer = await session.send(first, probe);
-      const allow = (answer.headers.get('allow') ?? '').split(',').map((item) => item.trim().toUpperCase());
-      let problem: string | undefined;
-      if (answer.status !== 405) problem = `${method} ${path} (undocumented) was answered ${answer.status}`;
-      else if (!methods.every((documentedMethod) => allow.includes(documentedMethod)))
-        problem = `405 with Allow "${answer.headers.get('allow') ?? ''}", not naming ${methods.join(', ')}`;
-      verdict(session, 'unsupported_method', first, probe, answer, problem);
+      verdict(
+        session,
+        'unsupported_method',
+        first,
+        probe,
+        answer,
+        answer.status === 405 ? undefined : `${method} ${path} (undocumented) was answered ${answer.status}`,
+      );
+      if (answer.status === 405)
+        verdict(
+          session,
+          'allow_header_conformance',
+          first,
+          probe,
+          answer,
+          allowProblem(answer, methods, method),
+        );
     }
   }
+}
+
+/** What is wrong with a 405's Allow header, given the path's documented methods and the one refused. */
+function allowProblem(answer: Answer, documented: string[], refused: string): string | undefined {
+  const header = answer.headers.get('allow');
+  if (header === null) return `405 without an Allow header (documented: ${documented.join(', ')})`;
+  const allowed = header.split(',').map((item) => item.trim().toUpperCase());
+  const unnamed = documented.filter((method) => !allowed.includes(method));
+  if (unnamed.length > 0) return `405 with Allow "${header}", not naming ${unnamed.join(', ')}`;
+  if (allowed.includes(refused)) return `405 to ${refused} with Allow "${header}" naming ${refused}`;
+  return undefined;
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;

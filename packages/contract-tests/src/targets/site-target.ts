@@ -1,0 +1,63 @@
+// `contract-tests site`: the site bundle as the given WordPress version has it, a client with an
+// application password, requests generated only to read (the site is someone else's server), and the
+// WordPress scenarios as the stateful phase — they create, revise, trash and delete what they use.
+import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
+import { ContractClient } from '../client.js';
+import type { CheckName } from '../run/checks.js';
+import { describeError } from '../run/runner.js';
+import { specForVersion } from '../versions.js';
+import { siteScenariosPhase } from './site.js';
+import { stringFlag, type Target, TargetUnusable, UsageError } from './target.js';
+
+/**
+ * Checks that do not apply to WordPress as it is: it answers a method a route lacks with 404
+ * rest_no_route (not 405), and refuses schema-valid combinations its schema cannot express
+ * (orderby=relevance without search) with 400.
+ */
+const WORDPRESS_INAPPLICABLE = new Set<CheckName>([
+  'unsupported_method',
+  'allow_header_conformance',
+  'positive_data_acceptance',
+]);
+
+export const siteTarget: Target = {
+  api: 'site',
+  options: {
+    user: { type: 'string' },
+    'app-password': { type: 'string' },
+    'wp-version': { type: 'string' },
+  },
+  usage: '  contract-tests site --base-url URL --user USER --app-password PASSWORD [--wp-version 7.1.4]',
+  required: ['base-url', 'user', 'app-password'],
+
+  async connect(flags, { baseUrl, throttle }) {
+    const wpVersion = stringFlag(flags, 'wp-version');
+    if (wpVersion !== undefined && !/^\d+(\.\d+)*$/.test(wpVersion))
+      throw new UsageError(`--wp-version must look like 7.1.4, not ${wpVersion}`);
+    const user = stringFlag(flags, 'user')!;
+    const appPassword = stringFlag(flags, 'app-password')!;
+    // Generated requests use only what that version knows (an argument it lacks, it ignores).
+    const bundle = loadBundle('site');
+    const validator = new SpecValidator(wpVersion ? specForVersion(bundle, wpVersion) : bundle);
+    const siteUrl = baseUrl.replace(/\/wp-json$/, '');
+    const client = new ContractClient({
+      validator,
+      baseUrl: `${siteUrl}/wp-json`,
+      credentials: { basic: { username: user, password: appPassword } },
+      throttle,
+    });
+    // As the platform's token request does, one request first tells a site that is not there.
+    await client.send({ method: 'GET', url: `${siteUrl}/wp-json/`, headers: {} }).catch((error: unknown) => {
+      throw new TargetUnusable(`${siteUrl} does not answer (${describeError(error)})`);
+    });
+    return {
+      validator,
+      client,
+      // Generated requests only read: the site is someone else's server. What writes (and cleans up) is
+      // the stateful phase's scenarios.
+      include: (operation: Operation) => operation.method === 'get',
+      inapplicableChecks: WORDPRESS_INAPPLICABLE,
+      phaseRunners: { stateful: siteScenariosPhase({ url: siteUrl, user, appPassword, wpVersion }) },
+    };
+  },
+};
