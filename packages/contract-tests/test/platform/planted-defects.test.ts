@@ -21,6 +21,7 @@ import {
   DEFECTS,
   type DefectiveProxy,
   type PlantedDefect,
+  SLOW_ANSWER_MS,
   startDefectiveProxy,
 } from '../fixture/defective-proxy.js';
 import { describeFailure, reportFiles, testSeed } from '../support/run.js';
@@ -64,6 +65,7 @@ describe('a server with planted defects (reference server on SQLite behind a def
       otherTenant,
       seed,
       maxExamples: 10,
+      maxResponseTimeMs: SLOW_ANSWER_MS - 4_000,
       phases: ['examples', 'coverage', 'fuzz', 'stateful', 'transport'],
       checks,
     });
@@ -91,5 +93,5 @@ describe('a server with planted defects (reference server on SQLite behind a def
         .filter((failure) => !defects.some(([, defect]) => explains(defect, failure)))
         .map(describeFailure),
     ).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
