@@ -127,6 +127,45 @@ describe('contract-tests platform (the CLI)', () => {
       expect(unknownProfile.status).toBe(2);
       expect(unknownProfile.stderr).toContain(`Unknown profile: ${profile} (known: stateless)`);
     }
+    const base = ['platform', '--base-url', 'x', '--client-id', 'a', '--client-secret', 'b'];
+    const foreign = run(...base, '--app-password', 'p');
+    expect(foreign.status).toBe(2);
+    expect(foreign.stderr).toContain('Not an option of platform: --app-password');
+    for (const [flag, value, message] of [
+      ['--rate-limit', '10', '--rate-limit must look like 10/s'],
+      ['--rate-limit', '0/s', '--rate-limit must look like 10/s'],
+      ['--max-response-time', '0', '--max-response-time must be a number of seconds above 0'],
+    ] as const) {
+      const wrong = run(...base, flag, value);
+      expect(wrong.status, `${flag} ${value}`).toBe(2);
+      expect(wrong.stderr).toContain(message);
+    }
     expect(existsSync(bin)).toBe(true);
   });
+
+  it('paces itself to --rate-limit and holds answers to --max-response-time', () => {
+    // Two transport probes of one operation at 20 requests a second; a budget no local answer misses.
+    const result = run(
+      'platform',
+      '--base-url',
+      server.url,
+      '--client-id',
+      credentials.clientId,
+      '--client-secret',
+      credentials.clientSecret,
+      '--phases',
+      'examples',
+      '--rate-limit',
+      '20/s',
+      '--max-response-time',
+      '30',
+    );
+    expect(result.status, result.stdout.slice(-3000)).toBe(0);
+    const requests = Number(/^(\d+) requests in ([\d.]+) s/m.exec(result.stdout)?.[1]);
+    const seconds = Number(/^\d+ requests in ([\d.]+) s/m.exec(result.stdout)?.[1]);
+    expect(requests).toBeGreaterThan(20);
+    // At most 20 a second after the first: a lower bound on the time taken, never an upper one.
+    expect(seconds).toBeGreaterThanOrEqual((requests - 1) / 20 - 0.1);
+    expect(result.stdout).not.toContain('target throttled');
+  }, 300_000);
 });
