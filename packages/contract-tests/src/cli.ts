@@ -1,12 +1,15 @@
 // contract-tests: the suite against any server of either API, from the command line.
 //   contract-tests platform --base-url URL --client-id ID --client-secret SECRET [options]
 //   contract-tests site --base-url URL --user USER --app-password PASSWORD [options]
+//   contract-tests replay REPORT.json CASE-ID [credentials] (see replay.ts)
 // Exit code 0 when every check passed; 1 when a check failed; 2 for wrong arguments; 3 when the run stopped
 // (the target could not be used, stopped answering, or throttled it past its budget).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
 import { ContractClient } from './client.js';
+import { REPLAY_USAGE, runReplay } from './replay.js';
+import { applyBaseline } from './run/baseline.js';
 import {
   CHECK_NAMES,
   CHECKS,
@@ -16,6 +19,7 @@ import {
   PROFILES,
   type ProfileName,
 } from './run/checks.js';
+import { ReportFileError, readReportFile, writeReportFile } from './run/report-file.js';
 import { formatMatrix, formatSummary, succeeded, writeReports } from './run/reports.js';
 import {
   DEFAULT_MAX_EXAMPLES,
@@ -46,9 +50,14 @@ Options of both:
   --allow-nul false     generate no U+0000 in strings (for servers whose spec forbids it in prose)
   --junit FILE          write a JUnit XML report
   --html FILE           write a self-contained HTML report
+  --report FILE         write the report as JSON: every failure with its case id and request, secrets left out
+                        (contract-tests replay sends one again)
+  --baseline FILE       an earlier --report: its failures are known, not counted; only new ones fail the run
   --matrix              print the operation × status matrix
   --matrix-csv FILE     write it as CSV (operation, status, documented, seen, target)
-  --list-checks         print the checks and what each asserts`;
+  --list-checks         print the checks and what each asserts
+Send a failure of a --report file again (exit 0 fixed, 1 still failing, 2 usage, 3 target unusable):
+${REPLAY_USAGE}`;
 
 const OPTIONS = {
   'base-url': { type: 'string' },
@@ -74,6 +83,8 @@ const OPTIONS = {
   'allow-nul': { type: 'string', default: 'true' },
   junit: { type: 'string' },
   html: { type: 'string' },
+  report: { type: 'string' },
+  baseline: { type: 'string' },
   matrix: { type: 'boolean', default: false },
   'matrix-csv': { type: 'string' },
   'list-checks': { type: 'boolean', default: false },
@@ -105,6 +116,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'replay') return runReplay(argv.slice(1), io);
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -151,6 +163,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         ? DEFAULT_THROTTLE_BUDGET_MS
         : integer(values['throttle-budget'], '--throttle-budget') * 1000,
   });
+  const baseline = values.baseline === undefined ? undefined : readBaseline(values.baseline);
   const baseUrl = values['base-url']!.replace(/\/+$/, '');
   io.out(`contract-tests ${api} against ${baseUrl} — seed ${seed}`);
 
@@ -254,10 +267,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       matrix: [],
     };
   }
+  if (baseline) report = applyBaseline(report, baseline, values.baseline!);
   if (values.matrix) io.out(`\nStatus matrix (status:count, ! = undocumented)\n${formatMatrix(report)}`);
   // The header went out when the run started.
   io.out(`\n${formatSummary(report, { header: false })}`);
   writeReports(report, { junit: values.junit, html: values.html, matrix: values['matrix-csv'] });
+  if (values.report) writeReportFile(values.report, report);
   return report.fatal ? 3 : succeeded(report) ? 0 : 1;
 }
 
@@ -287,6 +302,15 @@ function list<T extends string>(
       `Unknown ${what}${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${known.join(', ')})`,
     );
   return items as T[];
+}
+
+function readBaseline(file: string) {
+  try {
+    return readReportFile(file);
+  } catch (error) {
+    if (error instanceof ReportFileError) throw new UsageError(`--baseline: ${error.message}`);
+    throw error;
+  }
 }
 
 function integer(value: string, name: string): number {
