@@ -1,9 +1,12 @@
 // contract-tests: the suite against any server of either API, from the command line.
 //   contract-tests platform --base-url URL --client-id ID --client-secret SECRET [options]
 //   contract-tests site --base-url URL --user USER --app-password PASSWORD [options]
+//   contract-tests replay REPORT.json CASE-ID [credentials] (see replay.ts)
 // Exit code 0 when every check passed; 1 when a check failed; 2 for wrong arguments; 3 when the run stopped
 // (the target could not be used, stopped answering, or throttled it past its budget).
 import { parseArgs } from 'node:util';
+import { REPLAY_USAGE, runReplay } from './replay.js';
+import { applyBaseline } from './run/baseline.js';
 import {
   CHECK_NAMES,
   CHECKS,
@@ -13,6 +16,7 @@ import {
   PROFILES,
   type ProfileName,
 } from './run/checks.js';
+import { ReportFileError, readReportFile, writeReportFile } from './run/report-file.js';
 import { formatMatrix, formatSummary, succeeded, writeReports } from './run/reports.js';
 import { DEFAULT_MAX_EXAMPLES, randomSeed, runContractTests } from './run/runner.js';
 import type { RunReport } from './run/session.js';
@@ -43,9 +47,14 @@ Options of both:
   --allow-nul false     generate no U+0000 in strings (for servers whose spec forbids it in prose)
   --junit FILE          write a JUnit XML report
   --html FILE           write a self-contained HTML report
+  --report FILE         write the report as JSON: every failure with its case id and request, secrets left out
+                        (contract-tests replay sends one again)
+  --baseline FILE       an earlier --report: its failures are known, not counted; only new ones fail the run
   --matrix              print the operation × status matrix
   --matrix-csv FILE     write it as CSV (operation, status, documented, seen, target)
-  --list-checks         print the checks and what each asserts`;
+  --list-checks         print the checks and what each asserts
+Send a failure of a --report file again (exit 0 fixed, 1 still failing, 2 usage, 3 target unusable):
+${REPLAY_USAGE}`;
 
 /** The flags every API shares; each target adds its own (targets/). */
 const SHARED_OPTIONS = {
@@ -62,6 +71,8 @@ const SHARED_OPTIONS = {
   'allow-nul': { type: 'string', default: 'true' },
   junit: { type: 'string' },
   html: { type: 'string' },
+  report: { type: 'string' },
+  baseline: { type: 'string' },
   matrix: { type: 'boolean', default: false },
   'matrix-csv': { type: 'string' },
   'list-checks': { type: 'boolean', default: false },
@@ -97,6 +108,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'replay') return runReplay(argv.slice(1), io);
   let parsed: { values: FlagValues; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
@@ -153,6 +165,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   });
   const allowNul = stringFlag(values, 'allow-nul');
   if (allowNul !== 'true' && allowNul !== 'false') throw new UsageError('--allow-nul is true or false');
+  const baselineFile = stringFlag(values, 'baseline');
+  const baseline = baselineFile === undefined ? undefined : readBaseline(baselineFile);
   const baseUrl = stringFlag(values, 'base-url')!.replace(/\/+$/, '');
   io.out(`contract-tests ${target.api} against ${baseUrl} — seed ${seed}`);
 
@@ -197,6 +211,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       matrix: [],
     };
   }
+  if (baseline) report = applyBaseline(report, baseline, baselineFile!);
   if (values.matrix) io.out(`\nStatus matrix (status:count, ! = undocumented)\n${formatMatrix(report)}`);
   // The header went out when the run started.
   io.out(`\n${formatSummary(report, { header: false })}`);
@@ -205,6 +220,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     html: stringFlag(values, 'html'),
     matrix: stringFlag(values, 'matrix-csv'),
   });
+  const reportFile = stringFlag(values, 'report');
+  if (reportFile) writeReportFile(reportFile, report);
   return report.fatal ? 3 : succeeded(report) ? 0 : 1;
 }
 
@@ -227,6 +244,15 @@ function list<T extends string>(
       `Unknown ${what}${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${known.join(', ')})`,
     );
   return items as T[];
+}
+
+function readBaseline(file: string) {
+  try {
+    return readReportFile(file);
+  } catch (error) {
+    if (error instanceof ReportFileError) throw new UsageError(`--baseline: ${error.message}`);
+    throw error;
+  }
 }
 
 function integer(value: string, name: string): number {

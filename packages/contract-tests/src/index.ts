@@ -43,6 +43,8 @@ export {
   namedExample,
   namedObjectExample,
 } from './examples.js';
+export { applyBaseline } from './run/baseline.js';
+export { caseIds, defectKey, stableMessage } from './run/cases.js';
 export {
   CHECK_NAMES,
   CHECKS,
@@ -52,11 +54,24 @@ export {
   PROFILES,
   type ProfileName,
 } from './run/checks.js';
-export { toCurl } from './run/curl.js';
+export { redactRequest, toCurl } from './run/curl.js';
+export {
+  casesOf,
+  REPORT_FORMAT,
+  type ReportFile,
+  ReportFileError,
+  readReportFile,
+  requestOf,
+  type StoredFailure,
+  type StoredRequest,
+  toReportFile,
+  writeReportFile,
+} from './run/report-file.js';
 export {
   counts,
   formatMatrix,
   formatSummary,
+  idsOf,
   succeeded,
   toHtml,
   toJUnit,
@@ -71,6 +86,7 @@ export {
   runContractTests,
 } from './run/runner.js';
 export {
+  type BaselineOutcome,
   type CaseResult,
   type Failure,
   failuresOf,

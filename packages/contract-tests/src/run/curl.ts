@@ -24,8 +24,20 @@ export function toCurl(request: SentRequest, secrets: Record<string, string> = {
   return parts.join(' ');
 }
 
+/**
+ * The request with each secret as its `${NAME}` placeholder in the URL, header values and a text body, for
+ * a report file that can be shared and replayed (replay fills the placeholders in from its own credentials).
+ */
+export function redactRequest(request: SentRequest, secrets: Record<string, string>): SentRequest {
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [name, redact(value, secrets)]),
+  );
+  const body = typeof request.body === 'string' ? redact(request.body, secrets) : request.body;
+  return { ...request, url: redact(request.url, secrets), headers, ...(body === undefined ? {} : { body }) };
+}
+
 /** Replaces each secret's value by `${NAME}` (longest first, so one secret inside another stays whole). */
-function redact(text: string, secrets: Record<string, string>): string {
+export function redact(text: string, secrets: Record<string, string>): string {
   let redacted = text;
   const entries = Object.entries(secrets).filter(([, value]) => value.length >= 4);
   entries.sort(([, a], [, b]) => b.length - a.length);

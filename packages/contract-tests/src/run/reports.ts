@@ -2,6 +2,7 @@
 // file (the status matrix and every failure with its curl line).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { caseIds, KNOWN_REASON } from './cases.js';
 import { CHECKS } from './checks.js';
 import { type Failure, failuresOf, type RunReport, type StatusRow } from './session.js';
 
@@ -20,9 +21,16 @@ export function succeeded(report: RunReport): boolean {
   return !report.fatal && counts(report).failed === 0;
 }
 
-function formatFailure(failure: Failure, index: number, seed: number): string {
+/** Each failure of a report with its case id (`contract-tests replay REPORT ID`). */
+export function idsOf(report: RunReport): Map<Failure, string> {
+  const failures = failuresOf(report);
+  const ids = caseIds(failures);
+  return new Map(failures.map((failure, index) => [failure, ids[index]!]));
+}
+
+function formatFailure(failure: Failure, index: number, seed: number, id: string | undefined): string {
   return [
-    `${index + 1}) ${failure.check} — ${failure.operationId} (${failure.phase} phase, seed ${seed})`,
+    `${index + 1}) ${failure.check} — ${failure.operationId} (${failure.phase} phase, seed ${seed}, case ${id})`,
     `   ${failure.message}`,
     `   ${failure.curl}`,
     `   → ${failure.status ?? 'no answer'} ${failure.excerpt.replace(/\s+/g, ' ').slice(0, 300)}`,
@@ -41,8 +49,9 @@ export function formatSummary(report: RunReport, options: { header?: boolean } =
   const failures = failuresOf(report);
   if (failures.length > 0) {
     lines.push(`FAILURES (${failures.length})`);
+    const ids = idsOf(report);
     failures.forEach((failure, index) => {
-      lines.push(formatFailure(failure, index, report.seed));
+      lines.push(formatFailure(failure, index, report.seed, ids.get(failure)));
     });
     lines.push('');
   }
@@ -55,7 +64,11 @@ export function formatSummary(report: RunReport, options: { header?: boolean } =
     lines.push(
       `target throttled the run: ${throttled} answer${throttled === 1 ? '' : 's'} 429 waited out, ${(waitedMs / 1000).toFixed(1)} s waited in all (its rate limit, not a failure)`,
     );
-  const skipped = report.results.filter((result) => result.outcome === 'skipped');
+  if (report.baseline) lines.push(...formatBaseline(report.baseline));
+  // Known failures are the baseline's line above, not a skip reason per check.
+  const skipped = report.results.filter(
+    (result) => result.outcome === 'skipped' && result.reason !== KNOWN_REASON,
+  );
   const skippedOperations = new Map<string, Set<string>>();
   for (const result of skipped) {
     const reason = `${result.check}: ${result.reason}`;
@@ -74,6 +87,25 @@ export function formatSummary(report: RunReport, options: { header?: boolean } =
     );
   }
   return lines.join('\n');
+}
+
+/** Case ids for one line: the first 20, then how many more. */
+function listed(ids: string[]): string {
+  const unique = [...new Set(ids)];
+  return unique.length > 20
+    ? `${unique.slice(0, 20).join(', ')}, … ${unique.length - 20} more`
+    : unique.join(', ');
+}
+
+function formatBaseline(baseline: NonNullable<RunReport['baseline']>): string[] {
+  const known = baseline.known.length;
+  const ids = caseIds(baseline.known);
+  const lines = [
+    `${known} known failure${known === 1 ? '' : 's'} from the baseline, not counted${known > 0 ? ` (cases ${listed(ids)})` : ''}`,
+  ];
+  for (const fixed of baseline.fixed)
+    lines.push(`fixed since the baseline: case ${fixed.id} ${fixed.check} — ${fixed.operationId}`);
+  return lines;
 }
 
 /** The status matrix as text: one line per operation, each documented status with how often it was seen. */
@@ -123,6 +155,7 @@ const xml = (text: string) =>
 
 export function toJUnit(report: RunReport): string {
   const total = counts(report);
+  const ids = idsOf(report);
   const seconds = (report.durationMs / 1000).toFixed(3);
   const suites = report.phases.map((phase) => {
     const results = report.results.filter((result) => result.phase === phase.name);
@@ -133,9 +166,11 @@ export function toJUnit(report: RunReport): string {
         return `${head}<skipped message="${xml(result.reason ?? '')}"/></testcase>`;
       if (result.outcome === 'passed') return `${head}</testcase>`;
       const body = result.failures
-        .map((failure, index) => formatFailure(failure, index, report.seed))
+        .map((failure, index) => formatFailure(failure, index, report.seed, ids.get(failure)))
         .join('\n');
-      return `${head}\n      <failure message="${xml(result.failures[0]?.message ?? 'failed')}" type="${result.check}">${xml(body)}</failure>\n    </testcase>`;
+      const first = result.failures[0];
+      const message = first ? `case ${ids.get(first)}: ${first.message}` : 'failed';
+      return `${head}\n      <failure message="${xml(message)}" type="${result.check}">${xml(body)}</failure>\n    </testcase>`;
     });
     const failed = results.filter((result) => result.outcome === 'failed').length;
     const skipped = results.filter((result) => result.outcome === 'skipped').length;
@@ -170,6 +205,7 @@ export function toHtml(report: RunReport): string {
   const total = counts(report);
   const verdict = report.fatal ? 'stopped' : succeeded(report) ? 'passed' : 'failed';
   const failures = failuresOf(report);
+  const ids = idsOf(report);
   const allStatuses = [
     ...new Set(
       report.matrix.flatMap((row) => [
@@ -194,7 +230,7 @@ export function toHtml(report: RunReport): string {
   const failureItems = failures.map(
     (
       failure,
-    ) => `<li><h3>${html(failure.check)} — ${html(failure.operationId)} <small>${html(failure.phase)} phase</small></h3>
+    ) => `<li id="case-${html(ids.get(failure) ?? '')}"><h3>${html(failure.check)} — ${html(failure.operationId)} <small>${html(failure.phase)} phase, case <code>${html(ids.get(failure) ?? '')}</code></small></h3>
 <p>${html(failure.message)}</p><p class="check">${html(CHECKS[failure.check])}</p>
 <pre>${html(failure.curl)}</pre><pre class="answer">${html(`${failure.status ?? 'no answer'} ${failure.excerpt}`)}</pre></li>`,
   );
@@ -224,6 +260,7 @@ ${report.fatal ? `<p class="fatal">Run stopped: ${html(report.fatal)}</p>` : ''}
 ${report.throttling.throttled > 0 || report.throttling.waitedMs > 0 ? `<p>The target's rate limit held the run up: ${report.throttling.throttled} answers 429 waited out, ${(report.throttling.waitedMs / 1000).toFixed(1)} s waited in all (not failures).</p>` : ''}
 <p>Phases: ${report.phases.map((phase) => `${html(phase.name)} (${phase.requests} requests)`).join(', ')}</p>
 <h2>Failures (${failures.length})</h2>
+${report.baseline ? `<p>${html(formatBaseline(report.baseline).join('\n')).replaceAll('\n', '<br>')}</p>` : ''}
 ${failures.length ? `<ol>${failureItems.join('\n')}</ol>` : '<p>None.</p>'}
 <h2>Status matrix</h2>
 <p>Per operation, how many answers had each documented status (· = documented, never produced; ! = undocumented).</p>

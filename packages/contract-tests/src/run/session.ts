@@ -4,7 +4,7 @@
 import type { Operation, Problem, SpecValidator } from '@platform-api/validator';
 import type { Answer, CallOptions, CallResult, ContractClient, SentRequest } from '../client.js';
 import { type CheckName, type PhaseName, RESPONSE_CHECKS } from './checks.js';
-import { toCurl } from './curl.js';
+import { redact, redactRequest, toCurl } from './curl.js';
 
 export interface Failure {
   phase: PhaseName;
@@ -13,6 +13,8 @@ export interface Failure {
   message: string;
   /** The (minimal, for generated requests) request that showed it, and as a curl line. */
   request: SentRequest;
+  /** The request with the run's secrets as `${TOKEN}`-style placeholders: what a report file keeps. */
+  redacted: SentRequest;
   curl: string;
   status: number | undefined;
   /** The start of the answer's body. */
@@ -54,6 +56,16 @@ export interface RunReport {
   throttling: { throttled: number; waitedMs: number };
   results: CaseResult[];
   matrix: StatusRow[];
+  /** Set when the run was compared with an earlier report (`--baseline`; run/baseline.ts). */
+  baseline?: BaselineOutcome;
+}
+
+export interface BaselineOutcome {
+  file: string;
+  /** Failures the baseline already had: not counted (their results are marked skipped). */
+  known: Failure[];
+  /** Baseline failures whose check ran on their operation in this run without them. */
+  fixed: Array<Pick<Failure, 'check' | 'operationId' | 'message'> & { id: string }>;
 }
 
 export interface SessionOptions {
@@ -217,16 +229,21 @@ export class Session {
     // One failure per distinct message is enough to act on, and a few messages per operation; the
     // rest only count.
     if (entry.failures.length >= MAX_FAILURES_KEPT) return;
-    if (entry.failures.some((failure) => failure.message === message)) return;
+    const secrets = { ...this.client.secrets(), ...this.otherSecrets(client) };
+    // A token endpoint's answer holds a live token the run's own secrets do not name.
+    const scrub = (text: string) =>
+      redact(text, secrets).replace(/("(?:access|refresh|id)_token"\s*:\s*")[^"]*"/g, '$1…"');
+    if (entry.failures.some((failure) => failure.message === scrub(message))) return;
     entry.failures.push({
       phase: this.phase,
       check,
       operationId: operation.operationId,
-      message,
+      message: scrub(message),
       request: exchange.request,
-      curl: toCurl(exchange.request, { ...this.client.secrets(), ...this.otherSecrets(client) }),
+      redacted: redactRequest(exchange.request, secrets),
+      curl: toCurl(exchange.request, secrets),
       status: exchange.answer?.status,
-      excerpt: exchange.answer?.text.slice(0, EXCERPT) ?? '',
+      excerpt: scrub(exchange.answer?.text.slice(0, EXCERPT) ?? ''),
     });
   }
 

@@ -1,0 +1,202 @@
+// contract-tests replay REPORT CASE-ID: one failure of a --report file sent again exactly as the run sent it
+// (method, URL, headers, body), with the secrets the file leaves out filled in from this command's own
+// credentials, and its answer judged again by the failure's check.
+// Exit 0 when the failure no longer shows, 1 when it does, 2 for wrong arguments, 3 when the target
+// cannot be used (no token, nothing answering).
+import { parseArgs } from 'node:util';
+import { loadBundle, SpecValidator } from '@platform-api/validator';
+import type { CliIo } from './cli.js';
+import { type Answer, ContractClient, type SentRequest } from './client.js';
+import { NOT_REPLAYABLE, rejudge } from './run/rejudge.js';
+import {
+  casesOf,
+  type ReportFile,
+  ReportFileError,
+  readReportFile,
+  requestOf,
+  type StoredFailure,
+} from './run/report-file.js';
+import { describeError } from './run/runner.js';
+import { platformClient } from './targets/platform.js';
+import { TargetUnusable } from './targets/target.js';
+import { TargetThrottled, Throttle } from './throttle.js';
+
+export const REPLAY_USAGE = `  contract-tests replay REPORT.json CASE-ID [--base-url URL]
+      [--client-id ID --client-secret SECRET [--scopes "user data chat"]]
+      [--other-client-id ID --other-client-secret SECRET] [--user USER --app-password PASSWORD]
+  contract-tests replay --list REPORT.json`;
+
+const OPTIONS = {
+  list: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+  'base-url': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  scopes: { type: 'string', default: 'user data chat' },
+  'other-client-id': { type: 'string' },
+  'other-client-secret': { type: 'string' },
+  user: { type: 'string' },
+  'app-password': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+class ReplayUsage extends Error {}
+
+/** How much of the answer's body is printed. */
+const EXCERPT = 2000;
+
+export async function runReplay(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await replay(argv, io);
+  } catch (error) {
+    if (error instanceof ReplayUsage || error instanceof ReportFileError) {
+      io.err(`${error.message}\nUsage:\n${REPLAY_USAGE}`);
+      return 2;
+    }
+    if (error instanceof TargetUnusable || error instanceof TargetThrottled) {
+      io.out(`STOPPED: ${error.message}`);
+      return 3;
+    }
+    throw error;
+  }
+}
+
+async function replay(argv: string[], io: CliIo): Promise<number> {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  } catch (error) {
+    throw new ReplayUsage((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(`Usage:\n${REPLAY_USAGE}`);
+    return 0;
+  }
+  if (values.list) {
+    if (positionals.length !== 1) throw new ReplayUsage('replay --list takes one report file');
+    const report = readReportFile(positionals[0]!);
+    for (const failure of casesOf(report)) io.out(describeCase(failure));
+    return 0;
+  }
+  const [file, id, ...extra] = positionals;
+  if (!file || !id)
+    throw new ReplayUsage('Name the report file and the case id (replay --list REPORT lists them)');
+  if (extra.length > 0) throw new ReplayUsage(`Unexpected arguments: ${extra.join(' ')}`);
+  const report = readReportFile(file);
+  const failure = casesOf(report).find((candidate) => candidate.id === id);
+  if (!failure) throw new ReplayUsage(`No case ${id} in ${file} (replay --list ${file} lists them)`);
+  if (NOT_REPLAYABLE.has(failure.check))
+    throw new ReplayUsage(
+      `case ${id} (${failure.check}) was not a request this suite sent: it cannot be replayed`,
+    );
+
+  const validator = new SpecValidator(loadBundle(report.api === 'site' ? 'site' : 'platform'));
+  const baseUrl = (values['base-url'] ?? report.target).replace(/\/+$/, '');
+  const throttle = new Throttle();
+  const secrets = await secretsFor(failure, report, values, validator, baseUrl, throttle);
+  const stored = { ...failure.request, url: rebase(failure.request.url, report.target, baseUrl) };
+  const request = requestOf(stored, secrets);
+  const client = new ContractClient({ validator, baseUrl, throttle });
+  const send = async (outgoing: SentRequest): Promise<Answer> => {
+    try {
+      return await client.send(outgoing);
+    } catch (error) {
+      if (error instanceof TargetThrottled) throw error;
+      throw new TargetUnusable(`${baseUrl} does not answer (${describeError(error)})`);
+    }
+  };
+
+  io.out(
+    `replaying case ${id}: ${failure.check} — ${failure.operationId} (${failure.phase} phase, seed ${report.seed})`,
+  );
+  io.out(`  was: ${failure.status ?? 'no answer'} — ${failure.message.split('\n')[0]}`);
+  io.out(`${request.method} ${stored.url}`);
+  const answer = await send(request);
+  io.out(`→ ${answer.status}`);
+  for (const [name, value] of answer.headers) io.out(`  ${name}: ${value}`);
+  if (answer.text) io.out(`\n${answer.text.slice(0, EXCERPT)}${answer.text.length > EXCERPT ? '…' : ''}\n`);
+
+  const verdict = await rejudge(validator, failure, request, answer, send);
+  if (verdict.reproduces === undefined) {
+    io.out(`cannot judge: ${verdict.reason}`);
+    return 2;
+  }
+  io.out(`${failure.check}: ${verdict.reason}`);
+  io.out(verdict.reproduces ? `REPRODUCED: case ${id} still fails` : `NOT REPRODUCED: case ${id} passes now`);
+  return verdict.reproduces ? 1 : 0;
+}
+
+function describeCase(failure: StoredFailure): string {
+  const message = failure.message.split('\n')[0]!.slice(0, 160);
+  return `${failure.id.padEnd(10)} ${failure.check} — ${failure.operationId} (${failure.phase}) → ${failure.status ?? 'no answer'}: ${message}`;
+}
+
+/** The URL with the run's base replaced by this replay's (`--base-url`), or its origin when it lay elsewhere. */
+function rebase(url: string, runBase: string, baseUrl: string): string {
+  if (url.startsWith(runBase)) return `${baseUrl}${url.slice(runBase.length)}`;
+  const rebased = new URL(url);
+  const target = new URL(baseUrl);
+  rebased.protocol = target.protocol;
+  rebased.host = target.host;
+  return rebased.toString();
+}
+
+/**
+ * The values of the placeholders in the failure's request, obtained as the run obtained them: the platform's
+ * bearer tokens from its token operation with --client-id/--client-secret (and --other-…), Basic credentials
+ * from the same or from --user/--app-password. Only what the request needs is asked for.
+ */
+async function secretsFor(
+  failure: StoredFailure,
+  report: ReportFile,
+  values: Values,
+  validator: SpecValidator,
+  baseUrl: string,
+  throttle: Throttle,
+): Promise<Record<string, string>> {
+  const needed = new Set(failure.secrets);
+  const secrets: Record<string, string> = {};
+  const sides = [
+    {
+      prefix: '',
+      id: values['client-id'] ?? values.user,
+      secret: values['client-secret'] ?? values['app-password'],
+    },
+    { prefix: 'OTHER_', id: values['other-client-id'], secret: values['other-client-secret'] },
+  ];
+  for (const { prefix, id, secret } of sides) {
+    const names = [...needed].filter((name) =>
+      prefix ? name.startsWith(prefix) : !name.startsWith('OTHER_'),
+    );
+    if (names.length === 0) continue;
+    const flags =
+      report.api === 'site'
+        ? '--user and --app-password'
+        : prefix
+          ? '--other-client-id and --other-client-secret'
+          : '--client-id and --client-secret';
+    if (!id || !secret)
+      throw new ReplayUsage(
+        `case ${failure.id} was sent with ${names.map((n) => `\${${n}}`).join(', ')}: give ${flags}`,
+      );
+    const basic = { username: id, password: secret };
+    const client = names.includes(`${prefix}TOKEN`)
+      ? await platformClient(
+          validator,
+          baseUrl,
+          { clientId: id, clientSecret: secret },
+          values.scopes!,
+          throttle,
+        )
+      : new ContractClient({ validator, baseUrl, credentials: { basic }, throttle });
+    for (const [name, value] of Object.entries(client.secrets())) secrets[`${prefix}${name}`] = value;
+    const missing = names.filter((name) => secrets[name] === undefined);
+    if (missing.length > 0)
+      throw new ReplayUsage(
+        `replay cannot obtain ${missing.map((n) => `\${${n}}`).join(', ')} for case ${failure.id}`,
+      );
+  }
+  return secrets;
+}
