@@ -105,6 +105,11 @@ export {
 export { type BundleName, loadBundle } from './spec.js';
 export { TARGETS } from './targets/index.js';
 export { type ClientCredentials, platformClient, webhooksPhase } from './targets/platform.js';
+export { allowListFile, readAllowList } from './targets/site/drift-scenarios.js';
+export type { ScenarioTarget } from './targets/site/harness.js';
+export { type ScenarioSuite, type SiteScenarioOptions, siteScenarioPhase } from './targets/site/phase.js';
+export { pngImage } from './targets/site/png.js';
+export { type SiteTarget, siteScenariosPhase } from './targets/site.js';
 export {
   type FlagOption,
   type FlagValues,

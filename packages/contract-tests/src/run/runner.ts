@@ -64,6 +64,7 @@ export async function runContractTests(options: RunOptions): Promise<RunReport> 
     runId: options.runId ?? Date.now().toString(36),
     allowNul: options.allowNul ?? true,
     maxResponseTimeMs: options.maxResponseTimeMs,
+    log: options.log,
   });
   const runners: Record<PhaseName, PhaseRunner | undefined> = {
     examples: examplesPhase,

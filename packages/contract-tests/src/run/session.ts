@@ -87,6 +87,8 @@ export interface SessionOptions {
   allowNul: boolean;
   /** The max_response_time budget (default: not checked). */
   maxResponseTimeMs?: number;
+  /** Progress lines of the run (default: none). */
+  log?: (line: string) => void;
 }
 
 const EXCERPT = 400;
@@ -105,6 +107,8 @@ export class Session {
   readonly api: string;
   readonly text: { allowNul: boolean };
   readonly maxResponseTimeMs: number | undefined;
+  /** Progress lines of the run, for phases that have more to say than their request count. */
+  readonly log: (line: string) => void;
   phase: PhaseName = 'examples';
   /** While set, failures are not recorded (fast-check exploring and shrinking); passes still count. */
   quiet = false;
@@ -124,6 +128,7 @@ export class Session {
     this.runId = options.runId;
     this.text = { allowNul: options.allowNul };
     this.maxResponseTimeMs = options.maxResponseTimeMs;
+    this.log = options.log ?? (() => {});
     const include = options.include ?? (() => true);
     this.operations = options.validator.operations.filter(
       (operation) => operation.kind === 'path' && include(operation),
@@ -198,10 +203,32 @@ export class Session {
     );
   }
 
+  /**
+   * Sends a request to a route outside the spec (the site's users and menus, which scenarios create and
+   * delete around what they check), counting it.
+   */
+  async sendUndocumented(request: SentRequest, client: ContractClient = this.client): Promise<Answer> {
+    const answer = await client.send(request);
+    this.requests += 1;
+    return answer;
+  }
+
   private noteAnswer(operation: Operation, status: number): void {
     this.requests += 1;
-    const row = this.matrix.get(operation.operationId);
-    if (row) row.seen[String(status)] = (row.seen[String(status)] ?? 0) + 1;
+    // An operation outside the run's scope that a phase calls all the same (the site scenarios write
+    // where generated requests only read) gets its row when it first answers.
+    let row = this.matrix.get(operation.operationId);
+    if (!row) {
+      row = {
+        operationId: operation.operationId,
+        method: operation.method.toUpperCase(),
+        path: operation.path,
+        documented: Object.keys(operation.responses),
+        seen: {},
+      };
+      this.matrix.set(operation.operationId, row);
+    }
+    row.seen[String(status)] = (row.seen[String(status)] ?? 0) + 1;
   }
 
   /** The response-check problems of an answer that the run checks. */

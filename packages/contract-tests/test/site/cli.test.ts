@@ -75,8 +75,15 @@ describe('contract-tests site against each WordPress', () => {
       expect(result.stdout).toMatch(/checks × operations: \d+ passed, 0 failed/);
       for (const phase of ['examples', 'coverage', 'fuzz', 'stateful', 'transport'])
         expect(result.stdout).toMatch(new RegExp(`\\b${phase} \\d+ requests`));
+      // The scenarios ran in the CLI's process: their requests are the stateful phase's, and counted.
+      expect(result.stdout).toMatch(/\bstateful [1-9]\d* requests/);
+      const scenarios = /site scenarios against WordPress [\d.]+: (\d+) run \((\d+) passed, 0 failed\)/.exec(
+        result.stdout,
+      );
+      expect(Number(scenarios?.[1]), output(result)).toBeGreaterThan(50);
+      console.log(`${site.name}: ${scenarios?.[0]}`);
       // The run's size, for the log: how many generated requests this site answered.
-      console.log(`${site.name}: ${/^\d+ requests;.*$/m.exec(result.stdout)?.[0]}`);
+      console.log(`${site.name}: ${/^\d+ requests in .*$/m.exec(result.stdout)?.[0]}`);
       expect(readFileSync(report.junit, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
       expect(readFileSync(report.html, 'utf8')).toContain('Status matrix');
       expect(readFileSync(report.matrix, 'utf8')).toMatch(

@@ -1,6 +1,7 @@
 // Drift check: the site spec against each real WordPress's own description of its routes
-// (`GET /wp-json/?context=help`), as ./drift-suite.ts does it, for every WordPress found (6.1 and 7.1
-// from scripts/wordpress/wordpress.sh). The machinery itself is tested first, on made-up indexes.
+// (`GET /wp-json/?context=help`), as the drift scenarios of the CLI's stateful phase do it
+// (src/targets/site/drift-scenarios.ts), for every WordPress found (6.1 and 7.1 from
+// scripts/wordpress/wordpress.sh). The machinery itself is tested first, on made-up indexes.
 import { describe, expect, it } from 'vitest';
 import {
   type AllowEntry,
@@ -8,11 +9,13 @@ import {
   inVersionRange,
   loadBundle,
   type RouteIndex,
+  readAllowList,
   routeToTemplate,
   SpecValidator,
   triageDifferences,
 } from '../../src/index.js';
-import { readAllowList, siteDriftSuite } from './drift-suite.js';
+import { runSiteScenarios, scenarioFailures } from './support/scenarios.js';
+import { wordpressTarget } from './support/targets.js';
 import { findWordPressSites, wordPressUnavailable } from './support/wordpress.js';
 
 // The machinery itself, on a made-up index: runs without WordPress.
@@ -180,9 +183,18 @@ describe('drift check machinery', () => {
 });
 
 const sites = await findWordPressSites();
-for (const site of sites) {
-  if (site.available) siteDriftSuite(site);
-  else
-    describe(`site spec drift against ${site.name}`, () =>
-      wordPressUnavailable(site.reason, 'site drift check', site.name));
-}
+
+describe('site spec drift', () => {
+  for (const site of sites) {
+    if (!site.available) {
+      wordPressUnavailable(site.reason, 'site drift check', site.name);
+      continue;
+    }
+    it(`has no unexplained difference from the route index of ${site.name}`, async () => {
+      const run = await runSiteScenarios(wordpressTarget(site), ['drift']);
+      expect(run.report.fatal).toBeUndefined();
+      expect(scenarioFailures(run)).toEqual([]);
+      expect(run.scenarios.map((result) => result.outcome)).toEqual(['passed', 'passed', 'passed', 'passed']);
+    }, 120_000);
+  }
+});

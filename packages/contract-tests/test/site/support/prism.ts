@@ -1,11 +1,11 @@
-// The Prism mock of the site spec as a target: it answers the spec's own examples, and `Prefer: code=N`
-// picks the documented response. Only the repository's own suite uses it (the mock is a dev dependency).
+// The Prism mock of the site spec as a scenario target: it answers the spec's own examples, and
+// `Prefer: code=N` picks the documented response. Only the repository's own tests use it (the mock is a
+// dev dependency).
 import { Writable } from 'node:stream';
 import { startMock } from '@platform-api/mock';
-import { freePort } from '../../../src/index.js';
-import type { SiteTarget } from './targets.js';
+import { freePort, type ScenarioTarget } from '../../../src/index.js';
 
-export async function startPrismTarget(): Promise<SiteTarget> {
+export async function startPrismTarget(): Promise<ScenarioTarget & { close(): Promise<void> }> {
   let log = '';
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -21,7 +21,6 @@ export async function startPrismTarget(): Promise<SiteTarget> {
     // Prism only checks that Basic credentials are present.
     credentials: { basic: { username: 'contract-tests', password: 'any-application-password' } },
     version: undefined,
-    site: undefined,
     close: () => mock.close(),
     logTail: () => log.slice(-4_000),
   };

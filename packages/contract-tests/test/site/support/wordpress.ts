@@ -1,6 +1,5 @@
 // Finds the real WordPress sites the site suites run against:
-// - WORDPRESS_URL / WORDPRESS_USER / WORDPRESS_APP_PASSWORD from the environment (one site; the
-//   `site-contract-tests` command sets them), else
+// - WORDPRESS_URL / WORDPRESS_USER / WORDPRESS_APP_PASSWORD from the environment (one site), else
 // - every env file `scripts/wordpress/wordpress.sh up` writes, one per WordPress version
 //   (`<repo>/.state/wordpress/<line>/env`, or `$WORDPRESS_STATE_DIR/<line>/env`).
 // A site that does not answer is skipped loudly — or, under CI=true or WORDPRESS_REQUIRED=true, fails.
@@ -145,59 +144,11 @@ async function feedVersion(url: string): Promise<string | undefined> {
 }
 
 /**
- * Stands in for a suite when WordPress does not answer (see unavailable.ts); WORDPRESS_REQUIRED=true, set by
- * `site-contract-tests`, makes it a failure as CI=true does.
+ * Stands in for a suite when WordPress does not answer (see unavailable.ts); WORDPRESS_REQUIRED=true makes
+ * it a failure as CI=true does.
  */
 export function wordPressUnavailable(reason: string, suite: string, site = 'WordPress'): void {
   unavailable(`${suite} against ${site}`, `${reason}; run bash scripts/wordpress/wordpress.sh up`, {
     required: process.env.WORDPRESS_REQUIRED === 'true',
   });
-}
-
-/** Authenticated JSON calls to routes outside the site spec (users, menus), with plain fetch. */
-export function restApi(site: WordPressSite) {
-  const authorization = `Basic ${Buffer.from(`${site.user}:${site.password}`).toString('base64')}`;
-  return async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(`${site.url}/wp-json${path}`, {
-      method,
-      headers: { authorization, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (!response.ok)
-      throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json).slice(0, 300)}`);
-    return json;
-  };
-}
-
-export interface SiteUser {
-  username: string;
-  password: string;
-  remove(): Promise<void>;
-}
-
-/**
- * Makes a user with a lower role and an application password, through the users API (outside the
- * site spec, so plain fetch): requests with it show what WordPress refuses a logged-in user (403).
- */
-export async function createUser(site: WordPressSite, role: string, name: string): Promise<SiteUser> {
-  const api = restApi(site);
-  const user = await api('POST', '/wp/v2/users', {
-    username: name,
-    email: `${name}@example.org`,
-    password: `${name}-${Math.random().toString(36).slice(2)}A1!`,
-    roles: [role],
-  });
-  const id = user.id as number;
-  const me = await api('GET', '/wp/v2/users/me');
-  const application = await api('POST', `/wp/v2/users/${id}/application-passwords`, {
-    name: 'contract-tests',
-  });
-  return {
-    username: name,
-    password: String(application.password),
-    remove: async () => {
-      await api('DELETE', `/wp/v2/users/${id}?force=true&reassign=${me.id as number}`);
-    },
-  };
 }
