@@ -6,6 +6,7 @@ import { ContractClient } from '../client.js';
 import type { CheckName } from '../run/checks.js';
 import { describeError } from '../run/runner.js';
 import { specForVersion } from '../versions.js';
+import { feedVersion } from './site/wordpress-rest.js';
 import { siteScenariosPhase } from './site.js';
 import { stringFlag, type Target, TargetUnusable, UsageError } from './target.js';
 
@@ -30,26 +31,35 @@ export const siteTarget: Target = {
   usage: '  contract-tests site --base-url URL --user USER --app-password PASSWORD [--wp-version 7.1.4]',
   required: ['base-url', 'user', 'app-password'],
 
-  async connect(flags, { baseUrl, throttle }) {
+  async connect(flags, { baseUrl, throttle, log }) {
     const wpVersion = stringFlag(flags, 'wp-version');
     if (wpVersion !== undefined && !/^\d+(\.\d+)*$/.test(wpVersion))
       throw new UsageError(`--wp-version must look like 7.1.4, not ${wpVersion}`);
     const user = stringFlag(flags, 'user')!;
     const appPassword = stringFlag(flags, 'app-password')!;
-    // Generated requests use only what that version knows (an argument it lacks, it ignores).
-    const bundle = loadBundle('site');
-    const validator = new SpecValidator(wpVersion ? specForVersion(bundle, wpVersion) : bundle);
     const siteUrl = baseUrl.replace(/\/wp-json$/, '');
-    const client = new ContractClient({
-      validator,
-      baseUrl: `${siteUrl}/wp-json`,
-      credentials: { basic: { username: user, password: appPassword } },
-      throttle,
-    });
+    const bundle = loadBundle('site');
+    const clientOf = (validator: SpecValidator) =>
+      new ContractClient({
+        validator,
+        baseUrl: `${siteUrl}/wp-json`,
+        credentials: { basic: { username: user, password: appPassword } },
+        throttle,
+      });
+    const whole = clientOf(new SpecValidator(bundle));
     // As the platform's token request does, one request first tells a site that is not there.
-    await client.send({ method: 'GET', url: `${siteUrl}/wp-json/`, headers: {} }).catch((error: unknown) => {
+    await whole.send({ method: 'GET', url: `${siteUrl}/wp-json/`, headers: {} }).catch((error: unknown) => {
       throw new TargetUnusable(`${siteUrl} does not answer (${describeError(error)})`);
     });
+    // Generated requests use only what the site's version knows: an argument it lacks, it ignores, and a
+    // request that breaks that argument's schema would be served. Without --wp-version, the feed tells.
+    const version = wpVersion ?? (await feedVersion((request) => whole.send(request), siteUrl));
+    if (version === undefined)
+      log(
+        'the WordPress version is unknown (no --wp-version, no generator in the feed): the whole spec applies',
+      );
+    const client = version ? clientOf(new SpecValidator(specForVersion(bundle, version))) : whole;
+    const validator = client.validator;
     return {
       validator,
       client,
@@ -57,7 +67,9 @@ export const siteTarget: Target = {
       // the stateful phase's scenarios.
       include: (operation: Operation) => operation.method === 'get',
       inapplicableChecks: WORDPRESS_INAPPLICABLE,
-      phaseRunners: { stateful: siteScenariosPhase({ url: siteUrl, user, appPassword, wpVersion }) },
+      phaseRunners: {
+        stateful: siteScenariosPhase({ url: siteUrl, user, appPassword, wpVersion: version }),
+      },
     };
   },
 };

@@ -1,7 +1,7 @@
 // Calls to WordPress routes outside the site spec (users, application passwords, menus), which the
 // scenarios need around what they check: a subscriber to be refused (403) and a menu for menu items. They
 // go through the run's Session, so they are counted with the rest of the run's requests.
-import type { Answer } from '../../client.js';
+import type { Answer, SentRequest } from '../../client.js';
 import type { Session } from '../../run/session.js';
 import type { SiteHarness } from './harness.js';
 
@@ -72,14 +72,16 @@ export async function createMenu(
   return { id, remove: () => api('DELETE', `/wp/v2/menus/${id}?force=true`) };
 }
 
-/** The version a site names in its RSS feed's generator (`…/?v=7.1.4`), counted as one request. */
-export async function feedVersion(session: Session, siteUrl: string): Promise<string | undefined> {
+/**
+ * The version a site names in its RSS feed's generator (`…/?v=7.1.4`); `send` is how the request goes out
+ * (counted by the run's session, or not, as the caller decides).
+ */
+export async function feedVersion(
+  send: (request: SentRequest) => Promise<Answer>,
+  siteUrl: string,
+): Promise<string | undefined> {
   try {
-    const answer = await session.sendUndocumented({
-      method: 'GET',
-      url: `${siteUrl}/?feed=rss2`,
-      headers: {},
-    });
+    const answer = await send({ method: 'GET', url: `${siteUrl}/?feed=rss2`, headers: {} });
     return /<generator>https?:\/\/wordpress\.org\/\?v=([\d.]+)<\/generator>/.exec(answer.text)?.[1];
   } catch {
     return undefined;
