@@ -32,7 +32,7 @@ export {
   routeToTemplate,
   type Triage,
   triageDifferences,
-} from './drift.js';
+} from './drift/index.js';
 export {
   collectExamples,
   type DocumentedExample,
@@ -85,7 +85,7 @@ export {
   invalidValues,
   requestBodySchema,
   validValues,
-} from './run/values.js';
+} from './run/values/index.js';
 export { type BundleName, loadBundle } from './spec.js';
 export { type ClientCredentials, platformClient, TargetUnusable, webhooksPhase } from './targets/platform.js';
 export {

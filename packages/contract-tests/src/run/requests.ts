@@ -5,7 +5,7 @@ import { isObject, type Located, type Operation, type SpecValidator } from '@pla
 import fc from 'fast-check';
 import type { CallOptions, QueryValue } from '../client.js';
 import { exampleRequest } from '../examples.js';
-import { type InvalidValue, invalidValues, requestBodySchema, validValues } from './values.js';
+import { type InvalidValue, invalidValues, requestBodySchema, validValues } from './values/index.js';
 
 /** How strings are generated: whether U+0000 may appear (default yes). */
 export interface TextOptions {

@@ -5,7 +5,7 @@
 import type { Operation } from '@platform-api/validator';
 import { baseRequest, generationLocation, requestParts, sendableInvalid, withPart } from '../requests.js';
 import type { Session } from '../session.js';
-import { coverageValues } from '../values.js';
+import { coverageValues } from '../values/index.js';
 import { judge, skipUngenerable } from './judge.js';
 
 export async function coveragePhase(session: Session): Promise<void> {

@@ -5,7 +5,7 @@ import type { Operation } from '@platform-api/validator';
 import type { CallResult } from '../../client.js';
 import type { Session } from '../session.js';
 import { documentedRefusal } from '../spec-rules.js';
-import { GenerationError } from '../values.js';
+import { GenerationError } from '../values/index.js';
 
 /** The statuses that say "your request is malformed": a schema-valid request must not get them. */
 const MALFORMED = new Set([400, 415, 422]);
