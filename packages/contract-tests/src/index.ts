@@ -83,6 +83,7 @@ export {
   type GenerationOptions,
   type InvalidValue,
   invalidValues,
+  nulOutsideSchema,
   requestBodySchema,
   validValues,
 } from './run/values/index.js';

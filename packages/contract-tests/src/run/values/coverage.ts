@@ -2,16 +2,20 @@
 
 import { isObject, type Located, type SpecValidator } from '@platform-api/validator';
 import fc from 'fast-check';
-import { mutations } from './negative.js';
+import { describeMutation, mutations } from './negative.js';
+import { fixedNoise, quoted, withControlCharacters } from './noise.js';
 import { generate, validValues } from './positive.js';
 import { child, folded, resolveSchema } from './schemas.js';
 import { FORMATS } from './strings.js';
+import { nulOutsideSchema } from './undetermined.js';
 import { type GenerationOptions, isValid } from './validity.js';
 
 export interface CoverageValue {
   value: unknown;
   valid: boolean;
   label: string;
+  /** Why a valid value's acceptance is judged neither way (U+0000 where no schema speaks: undetermined.ts). */
+  undetermined?: string;
 }
 
 export function coverageValues(
@@ -28,7 +32,12 @@ export function coverageValues(
     const key = JSON.stringify(value);
     if (value === undefined || seen.has(key) || values.length >= 60) return;
     seen.add(key);
-    values.push({ value, valid: isValid(validator, schema.pointer, value, options), label });
+    const valid = isValid(validator, schema.pointer, value, options);
+    const undetermined =
+      valid && nulOutsideSchema(validator, schema, value)
+        ? 'U+0000 in a property no schema describes'
+        : undefined;
+    values.push({ value, valid, label, ...(undetermined ? { undetermined } : {}) });
   };
   const [base] = fc.sample(validValues(validator, schema, options), { numRuns: 1, seed });
   if (Array.isArray(node.enum))
@@ -62,8 +71,23 @@ export function coverageValues(
       add(`${name} alone with the required properties`, { ...minimal, [name]: alone });
     }
   }
+  const noise = fixedNoise(options);
+  if (!options.location || options.location === 'body') {
+    // Valid or not as the schema says (closed objects refuse the property): a server must answer either
+    // without choking on the control characters, and without echoing them raw.
+    // With U+0000 (acceptance undetermined where the object is open) and without (a plain positive).
+    const withoutNul = fixedNoise({ ...options, allowNul: false }).property;
+    for (const { name, value } of [noise.property, withoutNul]) {
+      if (isObject(base) && !(isObject(node.properties) && name in node.properties))
+        add(`an unknown property ${quoted(name)}`, { ...base, [name]: value });
+    }
+    add(
+      `the control character ${quoted(noise.control)} in every string`,
+      withControlCharacters(base, noise.control),
+    );
+  }
   for (const mutation of mutations(validator, schema, options, 0)) {
-    add(mutation.label, mutation.apply(structuredClone(base)));
+    add(describeMutation(mutation, noise), mutation.apply(structuredClone(base), noise));
   }
   return values;
 }

@@ -2,6 +2,7 @@
 
 import { isObject, type JsonObject, type Located, type SpecValidator } from '@platform-api/validator';
 import fc from 'fast-check';
+import { fixedNoise, type Noise, noise, quoted, withControlCharacter } from './noise.js';
 import { generate } from './positive.js';
 import { child, folded, MAX_DEPTH, resolveSchema, typesOf } from './schemas.js';
 import { FORMATS } from './strings.js';
@@ -13,9 +14,16 @@ export interface InvalidValue {
   violates: string;
 }
 
-interface Mutation {
+export interface Mutation {
   label: string;
-  apply: (base: unknown) => unknown;
+  /** The label with what the noise put in (an unknown property's name, a control character). */
+  describe?: (noise: Noise) => string;
+  apply: (base: unknown, noise: Noise) => unknown;
+}
+
+/** What a mutation broke, as a failure names it. */
+export function describeMutation(mutation: Mutation, noise: Noise): string {
+  return mutation.describe?.(noise) ?? mutation.label;
 }
 
 export function mutations(
@@ -67,6 +75,19 @@ export function mutations(
       }
     }
   }
+  // A pattern or format may forbid control characters; where no constraint does, positive values carry them.
+  const textConstraint =
+    typeof node.format === 'string'
+      ? `format ${node.format}`
+      : typeof node.pattern === 'string'
+        ? `pattern ${node.pattern}`
+        : undefined;
+  if (body && types.includes('string') && textConstraint)
+    found.push({
+      label: `${textConstraint}: a control character`,
+      describe: ({ control }) => `${textConstraint}: the control character ${quoted(control)}`,
+      apply: (base, { control }) => (typeof base === 'string' ? withControlCharacter(base, control) : base),
+    });
   if (body && types.includes('array') && depth < MAX_DEPTH) {
     if (typeof node.minItems === 'number' && node.minItems > 0)
       found.push({
@@ -90,8 +111,9 @@ export function mutations(
       for (const inner of mutations(validator, child(located, 'items'), options, depth + 1)) {
         found.push({
           label: `items: ${inner.label}`,
-          apply: (base) =>
-            Array.isArray(base) && base.length > 0 ? [inner.apply(base[0]), ...base.slice(1)] : base,
+          describe: (noise) => `items: ${describeMutation(inner, noise)}`,
+          apply: (base, noise) =>
+            Array.isArray(base) && base.length > 0 ? [inner.apply(base[0], noise), ...base.slice(1)] : base,
         });
       }
     }
@@ -104,16 +126,29 @@ export function mutations(
         apply: (base) => (isObject(base) ? omit(base, name) : base),
       });
     }
-    if (node.additionalProperties === false)
+    const closed = node.additionalProperties === false || node.unevaluatedProperties === false;
+    // Form fields are plain text: one plain unknown name; a JSON body gets the noise's (control characters).
+    if (closed && !body)
       found.push({
         label: 'an unknown property',
         apply: (base) => (isObject(base) ? { ...base, unknownPropertyX9: 1 } : base),
+      });
+    if (closed && body)
+      found.push({
+        label: 'an unknown property',
+        describe: ({ property }) => `an unknown property ${quoted(property.name)}`,
+        apply: (base, { property }) =>
+          isObject(base) && !(property.name in properties)
+            ? { ...base, [property.name]: property.value }
+            : base,
       });
     for (const name of Object.keys(properties)) {
       for (const inner of mutations(validator, child(located, 'properties', name), options, depth + 1)) {
         found.push({
           label: `${name}: ${inner.label}`,
-          apply: (base) => (isObject(base) ? { ...base, [name]: inner.apply(base[name]) } : base),
+          describe: (noise) => `${name}: ${describeMutation(inner, noise)}`,
+          apply: (base, noise) =>
+            isObject(base) ? { ...base, [name]: inner.apply(base[name], noise) } : base,
         });
       }
     }
@@ -145,12 +180,16 @@ export function invalidValues(
     sendable(value) &&
     !isValid(validator, schema.pointer, value, options);
   const samples = fc.sample(bases, { numRuns: 8, seed: 1 });
+  const sampleNoise = fixedNoise(options);
   const found = mutations(validator, schema, options, 0).filter((mutation) =>
-    samples.some((base) => breaks(mutation.apply(structuredClone(base)))),
+    samples.some((base) => breaks(mutation.apply(structuredClone(base), sampleNoise))),
   );
   if (found.length === 0) return undefined;
   return fc
-    .tuple(bases, fc.constantFrom(...found))
-    .map(([base, mutation]) => ({ value: mutation.apply(structuredClone(base)), violates: mutation.label }))
+    .tuple(bases, fc.constantFrom(...found), noise(options))
+    .map(([base, mutation, chosen]) => ({
+      value: mutation.apply(structuredClone(base), chosen),
+      violates: describeMutation(mutation, chosen),
+    }))
     .filter(({ value }) => breaks(value));
 }

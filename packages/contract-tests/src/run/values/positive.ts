@@ -2,6 +2,7 @@
 
 import { isObject, type JsonObject, type Located, type SpecValidator } from '@platform-api/validator';
 import fc from 'fast-check';
+import { type UnknownProperty, unknownProperty } from './noise.js';
 import { child, folded, MAX_ARRAY, MAX_DEPTH, resolveSchema, typesOf } from './schemas.js';
 import { strings } from './strings.js';
 import { type GenerationOptions, isValid } from './validity.js';
@@ -124,11 +125,44 @@ function forType(
       const record: Record<string, fc.Arbitrary<unknown>> = {};
       for (const name of names)
         record[name] = generate(validator, child(located, 'properties', name), options, depth + 1);
-      return fc.record(record, { requiredKeys: names.filter((name) => required.has(name)) });
+      const known = fc.record(record, { requiredKeys: names.filter((name) => required.has(name)) });
+      const extra = unknownPropertyFor(validator, located, options, depth);
+      if (!extra) return known;
+      // Now and then a property the schema does not list: valid unless the schema closes the object
+      // (then the validity filter drops it; negative values send it on purpose).
+      return fc
+        .tuple(
+          known,
+          fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: extra, weight: 1 }),
+        )
+        .map(([value, unknown]) =>
+          unknown && !(unknown.name in properties) ? { ...value, [unknown.name]: unknown.value } : value,
+        );
     }
     default:
       return fc.constant(null);
   }
+}
+
+/**
+ * The unknown properties an object body may carry: names with control characters (noise.ts), values of
+ * its `additionalProperties` schema or else noisy text. None where text travels (form fields, parameters)
+ * or where the schema closes the object anyway.
+ */
+function unknownPropertyFor(
+  validator: SpecValidator,
+  located: Located,
+  options: GenerationOptions,
+  depth: number,
+): fc.Arbitrary<UnknownProperty> | undefined {
+  const node = located.node;
+  if ((options.location && options.location !== 'body') || depth >= MAX_DEPTH) return undefined;
+  if (node.additionalProperties === false || node.unevaluatedProperties === false) return undefined;
+  // No U+0000 in what no schema describes: whether that is acceptable is not decided (undetermined.ts).
+  const names = unknownProperty({ ...options, allowNul: false });
+  if (!isObject(node.additionalProperties)) return names;
+  const values = generate(validator, child(located, 'additionalProperties'), options, depth + 1);
+  return fc.tuple(names, values).map(([{ name }, value]) => ({ name, value }));
 }
 
 function integerBounds(node: JsonObject): [number, number] {

@@ -2,6 +2,7 @@
 
 import type { JsonObject } from '@platform-api/validator';
 import fc from 'fast-check';
+import { CONTROL_CHARACTERS } from './noise.js';
 import type { GenerationOptions } from './validity.js';
 
 export function strings(node: JsonObject, options: GenerationOptions): fc.Arbitrary<string> {
@@ -20,13 +21,15 @@ export function strings(node: JsonObject, options: GenerationOptions): fc.Arbitr
     }
   }
   const allowNul = options.allowNul !== false;
-  // Mostly printable ASCII, some of any Unicode; text travelling in a URL or header stays printable.
+  // Mostly printable ASCII, some of any Unicode and some control characters (which any Unicode almost
+  // never picks); text travelling in a URL or header stays printable.
   const unit =
     options.location && options.location !== 'body'
       ? fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~')
       : fc.oneof(
           { arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), weight: 6 },
           { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 3 },
+          { arbitrary: fc.constantFrom(...CONTROL_CHARACTERS), weight: 1 },
           { arbitrary: fc.constant('\u0000'), weight: allowNul ? 1 : 0 },
         );
   return fc
