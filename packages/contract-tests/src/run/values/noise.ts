@@ -41,7 +41,8 @@ function noisyText(options: GenerationOptions, prefix: string): fc.Arbitrary<str
 
 /**
  * An unknown property with a random name and value, both holding control characters (and U+0000 when
- * allowed) now and then. The prefix keeps the name off every property a schema lists.
+ * allowed) now and then. The prefix keeps the name apart from the names schemas list (one that still
+ * collides is not added).
  */
 export function unknownProperty(options: GenerationOptions): fc.Arbitrary<UnknownProperty> {
   return fc
