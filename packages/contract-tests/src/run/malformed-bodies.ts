@@ -72,7 +72,7 @@ function stringStarts(json: string): number[] {
 export function nonUtf8Json(value: unknown, which: number, sequence: readonly number[]): MalformedBody {
   const json = JSON.stringify(value) ?? 'null';
   const starts = stringStarts(json);
-  const at = starts.length > 0 ? starts[which % starts.length]! : 0;
+  const at = starts[which % Math.max(1, starts.length)] ?? 0;
   const before = Buffer.from(json.slice(0, at), 'utf8');
   const bytes = Buffer.concat([before, Buffer.from(sequence), Buffer.from(json.slice(at), 'utf8')]);
   const hex = sequence.map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
@@ -82,10 +82,10 @@ export function nonUtf8Json(value: unknown, which: number, sequence: readonly nu
   };
 }
 
-/** The coverage phase's two: cut in half, and 0xff inside the first string. */
+/** The coverage phase's two: cut in half, and a lone 0xff inside the first string. */
 export function malformedBodies(value: unknown): MalformedBody[] {
   const truncated = truncatedJson(value, 0.5);
-  return [...(truncated ? [truncated] : []), nonUtf8Json(value, 0, INVALID_UTF8[0]!)];
+  return [...(truncated ? [truncated] : []), nonUtf8Json(value, 0, [0xff])];
 }
 
 /** The fuzz phase's: a random cut or a random invalid sequence in a random string of a valid body. */
