@@ -73,9 +73,9 @@ export function coverageValues(
   }
   const noise = fixedNoise(options);
   if (!options.location || options.location === 'body') {
-    // Valid or not as the schema says (closed objects refuse the property): a server must answer either
-    // without choking on the control characters, and without echoing them raw.
-    // With U+0000 (acceptance undetermined where the object is open) and without (a plain positive).
+    // An unknown property with U+0000 and control characters, and one without U+0000: refused where the
+    // object is closed, else a positive (with U+0000 undetermined: undetermined.ts). Either way the answer
+    // must not choke on them, nor echo them raw.
     const withoutNul = fixedNoise({ ...options, allowNul: false }).property;
     for (const { name, value } of [noise.property, withoutNul]) {
       if (isObject(base) && !(isObject(node.properties) && name in node.properties))
