@@ -2,7 +2,10 @@
 // except Prism's 401s: Prism answers every 401 with the spec's first example, which names `/v1/users`
 // whatever the path and, in `WWW-Authenticate`, says the token expired even when none was sent. And it
 // holds requests to the rules the spec states beside the schemas, which Prism cannot read
-// (`x-required-in-one-of`): one that breaks them is forwarded asking Prism for the documented 400.
+// (`x-required-in-one-of`): one that breaks them is forwarded asking Prism for the documented 400. And it
+// keeps Prism alive: Prism copies the property names of a refused JSON body into its `sl-violations`
+// header, and a name holding U+007F or a character beyond Latin-1 is not a valid header value — Node throws
+// and Prism's process dies. Such names are renamed (headerSafeNames) before Prism sees them.
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { missingRequiredInOneOf, type Operation, parseRequestBody } from '@platform-api/validator';
 
@@ -102,7 +105,8 @@ export function createFront(upstream: { host: string; port: number }, options: F
       request.url = request.url.slice(mountPath.length).replace(/^(?!\/)/, '/');
     const [pathname = '/', search = ''] = (request.url ?? '/').split('?');
     const route = ruled.find((r) => r.method === request.method && r.path.test(pathname));
-    if (!route) {
+    const json = /json/i.test(request.headers['content-type'] ?? '');
+    if (!route && !json) {
       forward(request, response, withoutHopByHop(request.headers));
       return;
     }
@@ -114,9 +118,10 @@ export function createFront(upstream: { host: string; port: number }, options: F
     });
     request.on('error', (error) => response.destroy(error));
     request.on('end', () => {
-      const body = Buffer.concat(chunks);
+      const received = Buffer.concat(chunks);
+      const body = json && size <= MAX_RULED_BODY ? headerSafeNames(received) : received;
       const headers = withoutHopByHop(request.headers);
-      if (size <= MAX_RULED_BODY) {
+      if (route && size <= MAX_RULED_BODY) {
         const fields = {
           query: new URLSearchParams(search),
           body: parseRequestBody(request.headers['content-type'] ?? '', body.toString('utf8')),
@@ -128,6 +133,39 @@ export function createFront(upstream: { host: string; port: number }, options: F
     });
   };
   return { handle, close: () => agent.destroy() };
+}
+
+/** Characters a header value cannot hold once JSON.stringify has escaped the C0 controls. */
+const NOT_IN_A_HEADER = /[\u007f\u0100-\uffff]/g;
+
+/**
+ * A JSON body whose property names hold none of NOT_IN_A_HEADER: each such character written as the text
+ * `\uXXXX`. The name stays one no schema lists (the specs' names are ASCII), so Prism refuses or ignores it
+ * as it would the original. Anything that is not JSON text passes unchanged.
+ */
+export function headerSafeNames(body: Buffer): Buffer {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+  } catch {
+    return body;
+  }
+  let renamed = false;
+  const rename = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rename);
+    if (!node || typeof node !== 'object') return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([name, item]) => {
+        const safe = name.replace(NOT_IN_A_HEADER, (char) => {
+          renamed = true;
+          return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+        });
+        return [safe, rename(item)];
+      }),
+    );
+  };
+  const safe = rename(value);
+  return renamed ? Buffer.from(JSON.stringify(safe)) : body;
 }
 
 /** Prism's status and headers (hop-by-hop ones dropped), then `body` or Prism's body streamed. */

@@ -132,6 +132,26 @@ describe('the front before Prism', () => {
     expect(inQuery.status).toBe(200);
   });
 
+  it('survives a refused JSON body whose property name holds U+007F (Prism would put it in a header)', async () => {
+    const createDataset = platform.operation('createDataset');
+    const post = async (body: unknown) => {
+      const response = await fetch(`${mocks.platform.url}/v1/datasets`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, headers: response.headers, body: await response.text() };
+    };
+    // In the dataset's schema, a closed object: Prism refuses the name and reports it.
+    const columns = [{ type: 'STRING', name: 'c' }];
+    for (const name of ['x\u007f', 'x\u0100', 'x\u{1f600}']) {
+      const refused = await post({ name: 'd', schema: { columns, [name]: 1 } });
+      expect(refused.status).toBe(400);
+      expect(platform.validateResponse(createDataset, refused)).toEqual([]);
+    }
+    expect((await post({ name: 'd', schema: { columns } })).status).toBe(201);
+  });
+
   it('serves the site under /wp-json too, where real sites serve it', async () => {
     const posts = await fetch(`${mocks.site.url}/wp-json/wp/v2/posts?per_page=2`);
     expect(posts.status).toBe(200);

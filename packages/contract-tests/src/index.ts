@@ -32,7 +32,7 @@ export {
   routeToTemplate,
   type Triage,
   triageDifferences,
-} from './drift.js';
+} from './drift/index.js';
 export {
   collectExamples,
   type DocumentedExample,
@@ -99,9 +99,10 @@ export {
   type GenerationOptions,
   type InvalidValue,
   invalidValues,
+  nulOutsideSchema,
   requestBodySchema,
   validValues,
-} from './run/values.js';
+} from './run/values/index.js';
 export { type BundleName, loadBundle } from './spec.js';
 export { TARGETS } from './targets/index.js';
 export { type ClientCredentials, platformClient, webhooksPhase } from './targets/platform.js';

@@ -26,6 +26,7 @@ export const CHECKS = {
   trailing_slash: 'A trailing slash is served as the path without it, redirected, or refused with a 4xx.',
   repeated_query_parameters: 'A repeated single-valued query parameter is used or refused with a 4xx.',
   oversized_body: 'A body larger than the server accepts is refused with 413.',
+  malformed_json_body: 'A JSON body that is no JSON text (cut short, or not UTF-8) is refused with a 4xx.',
   site_scenario:
     'A scenario of the site suite holds: a walk through WordPress content (create, revise, trash, delete) or the drift check against the route index.',
   request_headers_conformance: 'A webhook delivery carries the documented headers.',

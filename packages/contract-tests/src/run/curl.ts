@@ -18,7 +18,8 @@ export function toCurl(request: SentRequest, secrets: Record<string, string> = {
     } else if (typeof request.body === 'string') {
       parts.push('--data-raw', quote(redact(request.body, secrets)));
     } else {
-      parts.push('--data-binary', quote(`@body-of-${size}-bytes`));
+      // Bytes as they were (invalid UTF-8, NUL): printf writes them, process substitution hands them to curl.
+      parts.push('--data-binary', `@<(printf '${printfEscaped(request.body)}')`);
     }
   }
   return parts.join(' ');
@@ -34,6 +35,18 @@ export function redactRequest(request: SentRequest, secrets: Record<string, stri
   );
   const body = typeof request.body === 'string' ? redact(request.body, secrets) : request.body;
   return { ...request, url: redact(request.url, secrets), headers, ...(body === undefined ? {} : { body }) };
+}
+
+/** Bytes as a printf format in single quotes: printable ASCII as itself, everything else as \xHH. */
+function printfEscaped(bytes: Uint8Array): string {
+  let format = '';
+  for (const byte of bytes) {
+    const char = String.fromCharCode(byte);
+    if (char === '%') format += '%%';
+    else if (byte >= 0x20 && byte < 0x7f && char !== '\\' && char !== "'") format += char;
+    else format += `\\x${byte.toString(16).padStart(2, '0')}`;
+  }
+  return format;
 }
 
 /** Replaces each secret's value by `${NAME}` (longest first, so one secret inside another stays whole). */

@@ -5,7 +5,14 @@ import { isObject, type Located, type Operation, type SpecValidator } from '@pla
 import fc from 'fast-check';
 import type { CallOptions, QueryValue } from '../client.js';
 import { exampleRequest } from '../examples.js';
-import { type InvalidValue, invalidValues, requestBodySchema, validValues } from './values.js';
+import { malformedBody } from './malformed-bodies.js';
+import {
+  type InvalidValue,
+  invalidValues,
+  nulOutsideSchema,
+  requestBodySchema,
+  validValues,
+} from './values/index.js';
 
 /** How strings are generated: whether U+0000 may appear (default yes). */
 export interface TextOptions {
@@ -16,6 +23,10 @@ export interface GeneratedRequest {
   options: CallOptions;
   /** For a negative request: what it breaks ("query limit: maximum (500)"). */
   violates?: string;
+  /** For a positive one whose acceptance no schema decides: why (values/undetermined.ts). */
+  undetermined?: string;
+  /** A JSON body sent as bytes that are no JSON text (malformed-bodies.ts). */
+  malformed?: boolean;
 }
 
 type ParameterLocation = 'path' | 'query' | 'header';
@@ -121,9 +132,15 @@ export function positiveRequests(
   text: TextOptions = {},
 ): fc.Arbitrary<GeneratedRequest> {
   const parts = partsOf(validator, operation);
-  return fc
-    .tuple(...parts.map((part) => validPart(validator, part, text)))
-    .map((values) => ({ options: assemble(parts, values) }));
+  return fc.tuple(...parts.map((part) => validPart(validator, part, text))).map((values) => {
+    const undetermined = parts.some(
+      (part, index) => part.location === 'body' && nulOutsideSchema(validator, part.schema, values[index]),
+    );
+    return {
+      options: assemble(parts, values),
+      ...(undetermined ? { undetermined: 'U+0000 in a property no schema describes' } : {}),
+    };
+  });
 }
 
 /**
@@ -134,6 +151,7 @@ export function negativeRequests(
   validator: SpecValidator,
   operation: Operation,
   text: TextOptions = {},
+  { malformedBodies = true }: { malformedBodies?: boolean } = {},
 ): fc.Arbitrary<GeneratedRequest> | undefined {
   const parts = partsOf(validator, operation);
   const variants: fc.Arbitrary<GeneratedRequest>[] = [];
@@ -152,6 +170,16 @@ export function negativeRequests(
           const { value, violates } = bad as InvalidValue;
           values[brokenIndex] = value;
           return { options: assemble(parts, values), violates: `${label(broken)}: ${violates}` };
+        }),
+      );
+    }
+    // A JSON body that is no JSON text at all (cut short, not UTF-8), everything else valid.
+    if (malformedBodies && isJsonBody(broken)) {
+      const bodies = validValues(validator, broken.schema, { location: 'body', ...text });
+      variants.push(
+        fc.tuple(malformedBody(bodies), ...others).map(([malformed, ...values]) => {
+          values[brokenIndex] = malformed.bytes;
+          return { options: assemble(parts, values), violates: `body: ${malformed.label}`, malformed: true };
         }),
       );
     }
@@ -179,6 +207,11 @@ export function sendableInvalid(part: Part, value?: unknown): boolean {
     return value === undefined || (isObject(value) && (part.required || Object.keys(value).length > 0));
   if (!part.mediaType?.includes('json')) return false;
   return part.required || value !== null;
+}
+
+/** Whether the part is a JSON body (which can be sent as malformed bytes). */
+export function isJsonBody(part: Part): boolean {
+  return part.location === 'body' && (part.mediaType?.includes('json') ?? false);
 }
 
 /** Form fields travel as text, like query parameters, and are judged as such (coerced). */

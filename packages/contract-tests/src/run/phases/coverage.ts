@@ -1,11 +1,19 @@
 // The coverage phase: for each parameter and the body of each operation, the deterministic list of
 // boundary and negative values of its schema (bounds and ±1, lengths, enum members, formats, null, a
-// wrong type, a required field missing, an unknown property, each optional parameter alone), each put
-// into an otherwise valid request.
+// wrong type, a required field missing, an unknown property, control characters, each optional parameter
+// alone), each put into an otherwise valid request; and a JSON body cut short and one that is not UTF-8.
 import type { Operation } from '@platform-api/validator';
-import { baseRequest, generationLocation, requestParts, sendableInvalid, withPart } from '../requests.js';
+import { malformedBodies } from '../malformed-bodies.js';
+import {
+  baseRequest,
+  generationLocation,
+  isJsonBody,
+  requestParts,
+  sendableInvalid,
+  withPart,
+} from '../requests.js';
 import type { Session } from '../session.js';
-import { coverageValues } from '../values.js';
+import { coverageValues } from '../values/index.js';
 import { judge, skipUngenerable } from './judge.js';
 
 export async function coveragePhase(session: Session): Promise<void> {
@@ -23,12 +31,31 @@ async function coverOperation(session: Session, operation: Operation): Promise<v
         location: generationLocation(part),
         ...session.text,
       });
-      for (const { value, valid, label } of values) {
+      for (const { value, valid, label, undetermined } of values) {
         // An empty path parameter is another URL, not a value of this one (the trailing_slash check's).
         if (part.location === 'path' && (value === '' || value === null)) continue;
         if (!valid && !sendableInvalid(part, value)) continue;
         const result = await session.call(operation, withPart(base, part, value));
-        judge(session, result, valid ? { valid: true } : { valid: false, violates: `${where}: ${label}` });
+        judge(
+          session,
+          result,
+          undetermined
+            ? { valid: 'unknown' }
+            : valid
+              ? { valid: true }
+              : { valid: false, violates: `${where}: ${label}` },
+        );
+      }
+      if (isJsonBody(part) && session.enabled('malformed_json_body', operation.operationId)) {
+        // The base body (or, when the base has none, an empty object) as bytes that are no JSON text.
+        for (const malformed of malformedBodies(base.body ?? {})) {
+          const result = await session.call(operation, withPart(base, part, malformed.bytes));
+          judge(session, result, {
+            valid: false,
+            violates: `body: ${malformed.label}`,
+            check: 'malformed_json_body',
+          });
+        }
       }
       if (!part.required) {
         // Left out, the optional part must not change whether the request is acceptable.

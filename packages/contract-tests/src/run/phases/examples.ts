@@ -5,7 +5,7 @@ import { isObject, type JsonObject, type Located, type SpecValidator } from '@pl
 import type { CallOptions } from '../../client.js';
 import { baseRequest } from '../requests.js';
 import type { Session } from '../session.js';
-import { requestBodySchema } from '../values.js';
+import { requestBodySchema } from '../values/index.js';
 import { judge } from './judge.js';
 
 const SAFE_METHODS = new Set(['get', 'head', 'options']);

@@ -18,14 +18,26 @@ export async function fuzzPhase(session: Session): Promise<void> {
 async function fuzzOperation(session: Session, operation: Operation, index: number): Promise<void> {
   {
     const positive = positiveRequests(session.validator, operation, session.text);
-    await explore(session, operation, positive, () => ({ valid: true }), session.seed + index * 2);
-    const negative = negativeRequests(session.validator, operation, session.text);
+    await explore(
+      session,
+      operation,
+      positive,
+      (request) => (request.undetermined ? { valid: 'unknown' } : { valid: true }),
+      session.seed + index * 2,
+    );
+    const negative = negativeRequests(session.validator, operation, session.text, {
+      malformedBodies: session.enabled('malformed_json_body', operation.operationId),
+    });
     if (negative) {
       await explore(
         session,
         operation,
         negative,
-        (request) => ({ valid: false, violates: request.violates ?? 'the schema' }),
+        (request) => ({
+          valid: false,
+          violates: request.violates ?? 'the schema',
+          ...(request.malformed ? { check: 'malformed_json_body' as const } : {}),
+        }),
         session.seed + index * 2 + 1,
       );
     }

@@ -5,12 +5,16 @@ import type { Operation } from '@platform-api/validator';
 import type { CallResult } from '../../client.js';
 import type { Session } from '../session.js';
 import { documentedRefusal } from '../spec-rules.js';
-import { GenerationError } from '../values.js';
+import { GenerationError } from '../values/index.js';
 
 /** The statuses that say "your request is malformed": a schema-valid request must not get them. */
 const MALFORMED = new Set([400, 415, 422]);
 
-export type Expectation = { valid: true } | { valid: false; violates: string } | { valid: 'unknown' };
+export type Expectation =
+  | { valid: true }
+  /** `check`: the check that holds the refusal (default negative_data_rejection). */
+  | { valid: false; violates: string; check?: 'negative_data_rejection' | 'malformed_json_body' }
+  | { valid: 'unknown' };
 
 /**
  * Records the checks for one answer; returns whether everything held. A request its schemas allow but the
@@ -37,11 +41,11 @@ export function judge(session: Session, result: CallResult, expected: Expectatio
       held = false;
     } else session.pass('positive_data_acceptance', result.operation);
   } else if (expectation.valid === false) {
-    if (result.status >= 400 && result.status < 500)
-      session.pass('negative_data_rejection', result.operation);
+    const check = expectation.check ?? 'negative_data_rejection';
+    if (result.status >= 400 && result.status < 500) session.pass(check, result.operation);
     else {
       session.fail(
-        'negative_data_rejection',
+        check,
         result.operation,
         `a request that breaks the schema (${expectation.violates}) was answered ${result.status}`,
         exchange,

@@ -21,7 +21,7 @@ import type { CallOptions, CallResult } from '../../client.js';
 import { exampleRequest } from '../../examples.js';
 import { positiveRequests } from '../requests.js';
 import type { Session } from '../session.js';
-import { requestBodySchema } from '../values.js';
+import { requestBodySchema } from '../values/index.js';
 import { uniqueValue } from './examples.js';
 import { judge } from './judge.js';
 

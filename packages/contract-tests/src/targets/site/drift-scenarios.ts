@@ -17,7 +17,7 @@ import {
   type RouteIndex,
   type Triage,
   triageDifferences,
-} from '../../drift.js';
+} from '../../drift/index.js';
 import { olderThan, wpSince } from '../../versions.js';
 import type { SiteHarness } from './harness.js';
 import type { Scenario } from './scenario.js';
