@@ -133,15 +133,7 @@ export class Session {
     this.operations = options.validator.operations.filter(
       (operation) => operation.kind === 'path' && include(operation),
     );
-    for (const operation of this.operations) {
-      this.matrix.set(operation.operationId, {
-        operationId: operation.operationId,
-        method: operation.method.toUpperCase(),
-        path: operation.path,
-        documented: Object.keys(operation.responses),
-        seen: {},
-      });
-    }
+    for (const operation of this.operations) this.rowOf(operation);
   }
 
   private uniques = 0;
@@ -217,6 +209,12 @@ export class Session {
     this.requests += 1;
     // An operation outside the run's scope that a phase calls all the same (the site scenarios write
     // where generated requests only read) gets its row when it first answers.
+    const row = this.rowOf(operation);
+    row.seen[String(status)] = (row.seen[String(status)] ?? 0) + 1;
+  }
+
+  /** The operation's row of the status matrix, made when first asked for. */
+  private rowOf(operation: Operation): StatusRow {
     let row = this.matrix.get(operation.operationId);
     if (!row) {
       row = {
@@ -228,7 +226,7 @@ export class Session {
       };
       this.matrix.set(operation.operationId, row);
     }
-    row.seen[String(status)] = (row.seen[String(status)] ?? 0) + 1;
+    return row;
   }
 
   /** The response-check problems of an answer that the run checks. */
