@@ -5,6 +5,7 @@
 // Exit code 0 when every check passed; 1 when a check failed; 2 for wrong arguments; 3 when the run stopped
 // (the target could not be used, stopped answering, or throttled it past its budget).
 import { parseArgs } from 'node:util';
+import { valuesJoined } from './flags.js';
 import { REPLAY_USAGE, runReplay } from './replay.js';
 import { applyBaseline } from './run/baseline.js';
 import {
@@ -111,7 +112,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'replay') return runReplay(argv.slice(1), io);
   let parsed: { values: FlagValues; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+    parsed = parseArgs({ args: valuesJoined(argv, OPTIONS), options: OPTIONS, allowPositionals: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

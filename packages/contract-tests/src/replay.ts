@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { loadBundle, SpecValidator } from '@platform-api/validator';
 import type { CliIo } from './cli.js';
 import { type Answer, ContractClient, type SentRequest } from './client.js';
+import { valuesJoined } from './flags.js';
 import { NOT_REPLAYABLE, rejudge } from './run/rejudge.js';
 import {
   casesOf,
@@ -65,7 +66,7 @@ export async function runReplay(argv: string[], io: CliIo): Promise<number> {
 async function replay(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+    parsed = parseArgs({ args: valuesJoined(argv, OPTIONS), options: OPTIONS, allowPositionals: true });
   } catch (error) {
     throw new ReplayUsage((error as Error).message);
   }

@@ -81,6 +81,22 @@ describe('contract-tests platform (the CLI)', () => {
     expect(result.stdout).not.toMatch(/^\d+\) /m);
   }, 60_000);
 
+  it('takes a secret that starts with a dash as the value of --client-secret', () => {
+    // base64url secrets start with "-" one time in 64: `--client-secret "$SECRET"` must still work.
+    const result = run(
+      'platform',
+      '--base-url',
+      server.url,
+      '--client-id',
+      credentials.clientId,
+      '--client-secret',
+      `-${credentials.clientSecret}`,
+    );
+    expect(result.stderr).not.toContain('ambiguous');
+    expect(result.status).toBe(3);
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^STOPPED: no access token .*invalid_client/);
+  }, 60_000);
+
   it('reports a server that does not answer', async () => {
     const result = run(
       'platform',
