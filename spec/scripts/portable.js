@@ -1,0 +1,72 @@
+// Redocly decorator plugin for the platform-portable bundle: platform-public without the two 3.1
+// constructs that code generators cannot read although they are the precise description (see
+// docs/guides/generators.md). Everything else in the source is already spelled portably; this removes
+// only what has no portable spelling:
+// - `webhooks`: openapi-generator's `python` emits their operations untyped (`webhook_id: ,`, a syntax
+//   error). The event schemas stay in `components`, so every client still gets their models.
+// - a query parameter that the operation's form body also carries (POST /oauth/token's `grant_type` and
+//   `scope`): generators make one identifier per name (typescript-fetch declares the enum twice, python
+//   names the second `grant_type2`). The form field stays: it is how RFC 6749 clients send the grant.
+// - `const`/`enum` on a boolean (`deleted: {type: boolean, const: true}` of the Deleted* forms): python's
+//   generated validator compares the value with the string 'true' and refuses every deleted resource.
+//   The forms stay told apart: `deleted` is required in them and absent from the live resources.
+// Loaded by redocly.yaml (`plugins`; `portable/generator-friendly: on` for platform-portable only).
+
+/** The value a local `$ref` (`#/components/...`) points to in the bundled document. */
+function resolveLocal(root, node) {
+  if (!node || typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) return node;
+  return node.$ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((value, key) => value?.[key], root);
+}
+
+/** The property names of the operation's form body, when it has one. */
+function formFields(root, operation) {
+  const body = resolveLocal(root, operation.requestBody);
+  const form = body?.content?.['application/x-www-form-urlencoded'];
+  const schema = resolveLocal(root, form?.schema);
+  return new Set(Object.keys(schema?.properties ?? {}));
+}
+
+function generatorFriendly() {
+  return {
+    Schema: {
+      leave(schema) {
+        if (schema.type !== 'boolean') return;
+        delete schema.const;
+        delete schema.enum;
+      },
+    },
+    Root: {
+      // On leave: the bundler has by then moved every referenced file into `components`, so the event
+      // schemas stay when `webhooks` goes, and every `$ref` left is local.
+      leave(root) {
+        delete root.webhooks;
+        for (const pathItem of Object.values(root.paths ?? {})) {
+          for (const operation of Object.values(pathItem)) {
+            if (!operation || typeof operation !== 'object' || !Array.isArray(operation.parameters)) continue;
+            const fields = formFields(root, operation);
+            if (fields.size === 0) continue;
+            const kept = operation.parameters.filter((reference) => {
+              const parameter = resolveLocal(root, reference);
+              return !(parameter?.in === 'query' && fields.has(parameter.name));
+            });
+            if (kept.length > 0) operation.parameters = kept;
+            else delete operation.parameters;
+          }
+        }
+      },
+    },
+  };
+}
+
+export default function portablePlugin() {
+  return {
+    id: 'portable',
+    decorators: {
+      oas3: { 'generator-friendly': generatorFriendly },
+    },
+  };
+}
