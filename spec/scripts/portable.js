@@ -30,6 +30,35 @@ function formFields(root, operation) {
   return new Set(Object.keys(schema?.properties ?? {}));
 }
 
+/** Every local `$ref` in the value. */
+function localRefs(value, found = new Set()) {
+  if (Array.isArray(value)) for (const item of value) localRefs(item, found);
+  else if (value && typeof value === 'object') {
+    if (typeof value.$ref === 'string') found.add(value.$ref);
+    for (const item of Object.values(value)) localRefs(item, found);
+  }
+  return found;
+}
+
+/**
+ * Removes the parameters, examples, responses and headers nothing refers to any more (those of the removed
+ * webhooks and query declarations), until none is left. Schemas stay: they are the models of the events.
+ */
+function removeUnusedComponents(root) {
+  const kinds = ['parameters', 'examples', 'responses', 'headers'];
+  for (let removed = true; removed; ) {
+    removed = false;
+    const used = localRefs(root);
+    for (const kind of kinds) {
+      for (const name of Object.keys(root.components?.[kind] ?? {})) {
+        if (used.has(`#/components/${kind}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`)) continue;
+        delete root.components[kind][name];
+        removed = true;
+      }
+    }
+  }
+}
+
 function generatorFriendly() {
   return {
     Schema: {
@@ -57,6 +86,7 @@ function generatorFriendly() {
             else delete operation.parameters;
           }
         }
+        removeUnusedComponents(root);
       },
     },
   };
