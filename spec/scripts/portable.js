@@ -1,15 +1,17 @@
-// Redocly decorator plugin for the platform-portable bundle: platform-public without the two 3.1
-// constructs that code generators cannot read although they are the precise description (see
+// Redocly decorator plugin for the platform-portable bundle: platform-public without the constructs that
+// code generators cannot read although they are the precise description (see
 // docs/guides/generators.md). Everything else in the source is already spelled portably; this removes
 // only what has no portable spelling:
 // - `webhooks`: openapi-generator's `python` emits their operations untyped (`webhook_id: ,`, a syntax
-//   error). The event schemas stay in `components`, so every client still gets their models.
+//   error), oapi-codegen leaves their parameter types undefined. The event schemas stay in `components`,
+//   so every client still gets their models.
 // - a query parameter that the operation's form body also carries (POST /oauth/token's `grant_type` and
 //   `scope`): generators make one identifier per name (typescript-fetch declares the enum twice, python
 //   names the second `grant_type2`). The form field stays: it is how RFC 6749 clients send the grant.
 // - `const`/`enum` on a boolean (`deleted: {type: boolean, const: true}` of the Deleted* forms): python's
 //   generated validator compares the value with the string 'true' and refuses every deleted resource.
 //   The forms stay told apart: `deleted` is required in them and absent from the live resources.
+// - the `title` of an inline oneOf/anyOf branch (below): openapi-python-client names a model by it alone.
 // Loaded by redocly.yaml (`plugins`; `portable/generator-friendly: on` for platform-portable only).
 
 /** The value a local `$ref` (`#/components/...`) points to in the bundled document. */
@@ -63,6 +65,14 @@ function generatorFriendly() {
   return {
     Schema: {
       leave(schema) {
+        // Inline oneOf/anyOf branches lose their title: openapi-python-client makes a model of each titled
+        // branch, named by the title alone, so IntegrationCreate's and Integration's `CHANNEL_LIST`
+        // branches collide and both operations are dropped. Untitled, they are named by their parent.
+        for (const keyword of ['oneOf', 'anyOf']) {
+          for (const branch of Array.isArray(schema[keyword]) ? schema[keyword] : []) {
+            if (branch && typeof branch === 'object' && branch.$ref === undefined) delete branch.title;
+          }
+        }
         if (schema.type !== 'boolean') return;
         delete schema.const;
         delete schema.enum;
