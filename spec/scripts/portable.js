@@ -12,7 +12,10 @@
 //   generated validator compares the value with the string 'true' and refuses every deleted resource.
 //   The forms stay told apart: `deleted` is required in them and absent from the live resources.
 // - the `title` of an inline oneOf/anyOf branch (below): openapi-python-client names a model by it alone.
+// And it spells the `false` schema `not: {}` (the source keeps `false`: openapi-typescript makes it `never`).
 // Loaded by redocly.yaml (`plugins`; `portable/generator-friendly: on` for platform-portable only).
+
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The value a local `$ref` (`#/components/...`) points to in the bundled document. */
 function resolveLocal(root, node) {
@@ -72,6 +75,11 @@ function generatorFriendly() {
           for (const branch of Array.isArray(schema[keyword]) ? schema[keyword] : []) {
             if (branch && typeof branch === 'object' && branch.$ref === undefined) delete branch.title;
           }
+        }
+        // The `false` schema (a property that must be absent) as `not: {}`, its portable spelling:
+        // oapi-codegen and openapi-python-client refuse to load a boolean schema.
+        for (const [name, property] of Object.entries(isObject(schema.properties) ? schema.properties : {})) {
+          if (property === false) schema.properties[name] = { not: {} };
         }
         if (schema.type !== 'boolean') return;
         delete schema.const;
