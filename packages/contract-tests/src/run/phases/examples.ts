@@ -46,10 +46,9 @@ export function uniqueValue(
     if (node.format === 'email') return value.replace('@', `+${tag}@`);
     if (node.format !== undefined) return value;
     const unique = `${value} ${tag}`;
-    const fits =
-      (typeof node.maxLength !== 'number' || unique.length <= node.maxLength) &&
-      (typeof node.pattern !== 'string' || new RegExp(node.pattern, 'u').test(unique));
-    return fits ? unique : value;
+    // Checked against the whole schema, not only its own maxLength and pattern: the string may be one
+    // branch of an anyOf whose enum or pattern the tag would break (LenientBoolean's "true").
+    return validator.validateAt(resolved.pointer, unique).length === 0 ? unique : value;
   }
   if (!isObject(value)) return value;
   const copy: JsonObject = { ...value };
