@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unavailable } from '@platform-api/test-support';
 import { compareVersions } from '../../../src/index.js';
+import { feedVersion } from '../../../src/targets/site/wordpress-rest.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
 
@@ -128,19 +129,21 @@ async function probe(site: {
       reason: `${url} does not answer (${(error as Error).message})`,
     };
   }
-  const version = site.version ?? (await feedVersion(url));
+  const version = site.version ?? (await siteVersion(url));
   return { ...site, available: true, url, version, name: `WordPress ${version ?? '(version unknown)'}` };
 }
 
-/** The version a site names in its RSS feed's generator (`…/?v=7.1.4`). */
-async function feedVersion(url: string): Promise<string | undefined> {
-  try {
-    const response = await fetch(`${url}/?feed=rss2`, { signal: AbortSignal.timeout(5_000) });
-    const text = await response.text();
-    return /<generator>https?:\/\/wordpress\.org\/\?v=([\d.]+)<\/generator>/.exec(text)?.[1];
-  } catch {
-    return undefined;
-  }
+/** The version a site's feed names (the CLI's own reader), asked with a plain fetch. */
+function siteVersion(url: string): Promise<string | undefined> {
+  return feedVersion(async (request) => {
+    const response = await fetch(request.url, { signal: AbortSignal.timeout(5_000) });
+    return {
+      status: response.status,
+      headers: response.headers,
+      text: await response.text(),
+      json: undefined,
+    };
+  }, url);
 }
 
 /**
