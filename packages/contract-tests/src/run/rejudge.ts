@@ -5,6 +5,7 @@
 import type { Operation, SpecValidator } from '@platform-api/validator';
 import type { Answer, SentRequest } from '../client.js';
 import { type CheckName, RESPONSE_CHECKS } from './checks.js';
+import { allowProblem, headProblem, isClientError, isSuccess, MALFORMED_REQUEST } from './verdicts.js';
 
 export interface Verdict {
   /** Whether the failure shows again; undefined when this check cannot be judged from a replay. */
@@ -15,9 +16,6 @@ export interface Verdict {
 
 /** Sends one more request when the rule compares answers (HEAD with GET). */
 type Send = (request: SentRequest) => Promise<Answer>;
-
-const MALFORMED_REQUEST = new Set([400, 415, 422]);
-const isSuccess = (status: number) => status >= 200 && status < 300;
 
 /** Checks whose failing request is one the server sent (webhooks) or not a request at all (scenarios). */
 export const NOT_REPLAYABLE = new Set<CheckName>([
@@ -55,7 +53,11 @@ export async function rejudge(
   }
   switch (failure.check) {
     case 'negative_data_rejection':
-      return byStatus(status < 400 || status >= 500, 'a request that breaks the schema must get a 4xx');
+      return byStatus(!isClientError(status), 'a request that breaks the schema must get a 4xx');
+    case 'malformed_json_body':
+      return byStatus(!isClientError(status), 'a JSON body that is no JSON text must get a 4xx');
+    case 'missing_required_header':
+      return byStatus(!isClientError(status), 'a request without a required header must get a 4xx');
     case 'positive_data_acceptance':
       return byStatus(MALFORMED_REQUEST.has(status), 'a schema-valid request must not get 400, 415 or 422');
     case 'ignored_auth':
@@ -86,7 +88,9 @@ export async function rejudge(
         : byStatus(false, 'served as documented, redirected or refused with a 4xx');
     }
     case 'unsupported_method':
-      return unsupportedMethod(validator, operation, answer);
+      return byStatus(status !== 405, 'an undocumented method must get 405');
+    case 'allow_header_conformance':
+      return allowHeader(validator, operation, request, answer);
     case 'auth_scheme_case':
       return authSchemeCase(request, answer, send);
     case 'head_matches_get':
@@ -96,15 +100,19 @@ export async function rejudge(
   }
 }
 
-function unsupportedMethod(validator: SpecValidator, operation: Operation, answer: Answer): Verdict {
-  if (answer.status !== 405) return { reproduces: true, reason: `answered ${answer.status}, not 405` };
+function allowHeader(
+  validator: SpecValidator,
+  operation: Operation,
+  request: SentRequest,
+  answer: Answer,
+): Verdict {
+  if (answer.status !== 405) return { reproduces: false, reason: `answered ${answer.status}, not a 405` };
   const methods = validator.operations
     .filter((candidate) => candidate.kind === 'path' && candidate.path === operation.path)
     .map((candidate) => candidate.method.toUpperCase());
-  const allow = (answer.headers.get('allow') ?? '').split(',').map((item) => item.trim().toUpperCase());
-  const missing = methods.filter((method) => !allow.includes(method));
-  return missing.length > 0
-    ? { reproduces: true, reason: `405 with an Allow header not naming ${missing.join(', ')}` }
+  const problem = allowProblem(answer, methods, request.method);
+  return problem
+    ? { reproduces: true, reason: problem }
     : { reproduces: false, reason: '405 with an Allow header naming every documented method' };
 }
 
@@ -127,13 +135,8 @@ async function authSchemeCase(request: SentRequest, answer: Answer, send: Send):
 }
 
 async function headMatchesGet(request: SentRequest, head: Answer, send: Send): Promise<Verdict> {
-  const get = await send({ ...request, method: 'GET' });
-  const type = (answer: Answer) => answer.headers.get('content-type')?.split(';')[0]?.trim();
-  if (head.status !== get.status)
-    return { reproduces: true, reason: `HEAD answered ${head.status}, GET ${get.status}` };
-  if (head.text.length > 0)
-    return { reproduces: true, reason: `HEAD answered with a body of ${head.text.length} characters` };
-  if (get.status < 300 && type(head) !== type(get))
-    return { reproduces: true, reason: `HEAD's Content-Type ${type(head)} differs from GET's ${type(get)}` };
-  return { reproduces: false, reason: 'HEAD answered like GET, without a body' };
+  const problem = headProblem(head, await send({ ...request, method: 'GET' }));
+  return problem
+    ? { reproduces: true, reason: problem }
+    : { reproduces: false, reason: 'HEAD answered like GET, without a body' };
 }

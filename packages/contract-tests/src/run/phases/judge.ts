@@ -6,9 +6,7 @@ import type { CallResult } from '../../client.js';
 import type { Session } from '../session.js';
 import { documentedRefusal } from '../spec-rules.js';
 import { GenerationError } from '../values/index.js';
-
-/** The statuses that say "your request is malformed": a schema-valid request must not get them. */
-const MALFORMED = new Set([400, 415, 422]);
+import { isClientError, MALFORMED_REQUEST } from '../verdicts.js';
 
 export type Expectation =
   | { valid: true }
@@ -31,7 +29,7 @@ export function judge(session: Session, result: CallResult, expected: Expectatio
       expectation = refusal.certain ? { valid: false, violates: refusal.reason } : { valid: 'unknown' };
   }
   if (expectation.valid === true) {
-    if (MALFORMED.has(result.status)) {
+    if (MALFORMED_REQUEST.has(result.status)) {
       session.fail(
         'positive_data_acceptance',
         result.operation,
@@ -42,7 +40,7 @@ export function judge(session: Session, result: CallResult, expected: Expectatio
     } else session.pass('positive_data_acceptance', result.operation);
   } else if (expectation.valid === false) {
     const check = expectation.check ?? 'negative_data_rejection';
-    if (result.status >= 400 && result.status < 500) session.pass(check, result.operation);
+    if (isClientError(result.status)) session.pass(check, result.operation);
     else {
       session.fail(
         check,

@@ -5,6 +5,7 @@ import type { Answer, SentRequest } from '../../client.js';
 import type { CheckName } from '../checks.js';
 import { baseRequest } from '../requests.js';
 import type { Session } from '../session.js';
+import { allowProblem, headProblem, isClientError, isSuccess } from '../verdicts.js';
 
 export interface TransportOptions {
   /** Size of the body the oversized_body check sends (default 4 MiB). */
@@ -148,13 +149,7 @@ async function headMatchesGet(session: Session, operation: Operation, request: S
   const get = await session.send(operation, request);
   const probe = { ...request, method: 'HEAD' };
   const head = await session.send(operation, probe);
-  const type = (answer: Answer) => answer.headers.get('content-type')?.split(';')[0]?.trim();
-  let problem: string | undefined;
-  if (head.status !== get.status) problem = `HEAD answered ${head.status}, GET ${get.status}`;
-  else if (head.text.length > 0) problem = `HEAD answered with a body of ${head.text.length} characters`;
-  else if (get.status < 300 && type(head) !== type(get))
-    problem = `HEAD's Content-Type ${type(head)} differs from GET's ${type(get)}`;
-  verdict(session, 'head_matches_get', operation, probe, head, problem);
+  verdict(session, 'head_matches_get', operation, probe, head, headProblem(head, get));
 }
 
 async function trailingSlash(session: Session, operation: Operation, request: SentRequest): Promise<void> {
@@ -286,7 +281,7 @@ async function missingRequiredHeader(
       operation,
       probe,
       answer,
-      answer.status >= 400 && answer.status < 500
+      isClientError(answer.status)
         ? undefined
         : `without its required header ${parameter.name} the request was answered ${answer.status}`,
     );
@@ -334,16 +329,3 @@ async function unsupportedMethods(session: Session): Promise<void> {
     }
   }
 }
-
-/** What is wrong with a 405's Allow header, given the path's documented methods and the one refused. */
-function allowProblem(answer: Answer, documented: string[], refused: string): string | undefined {
-  const header = answer.headers.get('allow');
-  if (header === null) return `405 without an Allow header (documented: ${documented.join(', ')})`;
-  const allowed = header.split(',').map((item) => item.trim().toUpperCase());
-  const unnamed = documented.filter((method) => !allowed.includes(method));
-  if (unnamed.length > 0) return `405 with Allow "${header}", not naming ${unnamed.join(', ')}`;
-  if (allowed.includes(refused)) return `405 to ${refused} with Allow "${header}" naming ${refused}`;
-  return undefined;
-}
-
-const isSuccess = (status: number) => status >= 200 && status < 300;
