@@ -13,6 +13,7 @@ export {
   startProcess,
   startTimeoutMs,
 } from './processes.js';
+export { type PythonVenv, type PythonVenvOptions, pythonVenv } from './python-venv.js';
 export {
   type ReferenceServer,
   type ReferenceServerOptions,

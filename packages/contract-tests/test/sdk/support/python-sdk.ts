@@ -1,84 +1,25 @@
 // The Python environment for the service's SDK: a venv in <repo>/.state/python-sdk with
-// test/sdk/requirements.txt installed from PyPI. Built on first use (≈ 20 s), rebuilt when the
-// requirements change, reused otherwise. When Python, venv or PyPI is missing, says why instead.
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// test/sdk/requirements.txt installed from PyPI (test-support's pythonVenv: built on first use, ≈ 20 s,
+// rebuilt when the requirements change). When Python, venv or PyPI is missing, says why instead.
+import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { type PythonVenv, pythonVenv } from '@platform-api/test-support';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../../../..');
-export const requirementsFile = join(here, '..', 'requirements.txt');
-export const venvDir = join(repoRoot, '.state/python-sdk');
-/** A copy of the requirements the venv was built from: the venv is reused only while it matches. */
-const stampFile = join(venvDir, 'requirements.txt');
-const venvPython = (dir: string) => join(dir, 'bin', 'python');
-
-export type PythonSdk = { available: true; python: string } | { available: false; reason: string };
-
-const run = promisify(execFile);
+const requirementsFile = join(here, '..', 'requirements.txt');
+const venvDir = join(repoRoot, '.state/python-sdk');
 
 function tail(text: string, lines = 15): string {
   return text.trim().split('\n').slice(-lines).join('\n');
 }
 
-async function attempt(
-  what: string,
-  file: string,
-  args: string[],
-  timeout: number,
-): Promise<string | undefined> {
-  try {
-    await run(file, args, { timeout, maxBuffer: 16 * 1024 * 1024 });
-    return undefined;
-  } catch (error) {
-    const { stderr, stdout, message } = error as { stderr?: string; stdout?: string; message: string };
-    return `${what} failed: ${tail(stderr || stdout || message, 3)}`;
-  }
-}
+let cached: Promise<PythonVenv> | undefined;
 
-let cached: Promise<PythonSdk> | undefined;
-
-export function pythonSdk(): Promise<PythonSdk> {
-  cached ??= prepare();
+export function pythonSdk(): Promise<PythonVenv> {
+  cached ??= pythonVenv({ dir: venvDir, requirementsFile, check: 'import pydomo' });
   return cached;
-}
-
-async function prepare(): Promise<PythonSdk> {
-  const requirements = readFileSync(requirementsFile, 'utf8');
-  if (
-    existsSync(venvPython(venvDir)) &&
-    existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8') === requirements
-  ) {
-    const broken = await attempt('import pydomo', venvPython(venvDir), ['-c', 'import pydomo'], 60_000);
-    if (!broken) return { available: true, python: venvPython(venvDir) };
-  }
-  const noPython = await attempt('python3 --version', 'python3', ['--version'], 30_000);
-  if (noPython) return { available: false, reason: `no usable python3 on PATH (${noPython})` };
-
-  // Built beside the final place and renamed into it, so an interrupted build is never reused.
-  const building = `${venvDir}.build-${process.pid}`;
-  mkdirSync(dirname(venvDir), { recursive: true });
-  rmSync(building, { recursive: true, force: true });
-  try {
-    const noVenv = await attempt('python3 -m venv', 'python3', ['-m', 'venv', building], 120_000);
-    if (noVenv) return { available: false, reason: `cannot create a venv (${noVenv})` };
-    const noInstall = await attempt(
-      `pip install -r ${requirementsFile}`,
-      venvPython(building),
-      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', requirementsFile],
-      600_000,
-    );
-    if (noInstall) return { available: false, reason: `cannot install pydomo from PyPI (${noInstall})` };
-    writeFileSync(join(building, 'requirements.txt'), requirements);
-    rmSync(venvDir, { recursive: true, force: true });
-    renameSync(building, venvDir);
-  } finally {
-    rmSync(building, { recursive: true, force: true });
-  }
-  return { available: true, python: venvPython(venvDir) };
 }
 
 export interface Exchange {
