@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isUniqueViolation } from './db/database.js';
+import { isUniqueViolation } from './db/errors.js';
 import type { Schemas } from './handlers/types.js';
 import { loadPlatformSpec } from './spec.js';
 

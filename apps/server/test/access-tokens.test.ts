@@ -14,7 +14,8 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { deleteClient } from '../src/auth/clients.js';
 import { SigningKeys } from '../src/auth/signing-keys.js';
 import { TOKEN_AUDIENCE, verifyAccessToken } from '../src/auth/tokens.js';
-import { createDatabase, type Database, type DatabaseHandle } from '../src/db/database.js';
+import { createDatabase, type DatabaseHandle } from '../src/db/database.js';
+import type { Database } from '../src/db/schema.js';
 import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { compiledQuery } from '../src/db/compiled-query.js';
-import type { DatabaseHandle, Dialect } from '../src/db/database.js';
+import type { DatabaseHandle } from '../src/db/database.js';
+import type { Dialect } from '../src/db/schema.js';
 import { describeEachDialect, freshDatabase } from './helpers/databases.js';
 
 describeEachDialect('a query compiled once (%s)', (dialect: Dialect) => {

@@ -77,7 +77,8 @@ describe('SQLite planner statistics', () => {
 
   it('binds LIMIT and OFFSET where its planner does not read them, and still applies them', async () => {
     // A bound LIMIT or OFFSET the planner reads makes SQLite recompile the statement on every run
-    // (database.ts, PreparedOnceSqliteCompiler): they are bound behind a cast, which must still count.
+    // (sqlite-statements.ts, PreparedOnceSqliteCompiler): they are bound behind a cast, which must still
+    // count.
     const dataDir = mkdtempSync(join(tmpdir(), 'planner-'));
     dirs.push(dataDir);
     const { db } = await start(dataDir);

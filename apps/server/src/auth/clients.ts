@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database, DatabaseHandle } from '../db/database.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { CLIENT_REVOKED_CHANNEL } from './live-clients.js';
 import { hashSecret, randomToken } from './secrets.js';
 

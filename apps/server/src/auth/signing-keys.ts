@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 
 /*
  * The keys that sign access tokens. They live in the database, so every server instance sharing it signs

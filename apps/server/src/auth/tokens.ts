@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import type { LiveClients } from './live-clients.js';
 import { DUMMY_SECRET_HASH, verifySecret } from './secrets.js';
 import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys.js';

@@ -1,9 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
-import type { Dialect } from './database.js';
-
-/** The PostgreSQL NOTIFY channel (and SQLite in-process signal) of new outbox rows. */
-export const OUTBOX_CHANNEL = 'platform_outbox_written';
+import { type Dialect, OUTBOX_CHANNEL } from './schema.js';
 
 /*
  * Schema migrations, in code so the bundle carries them. Append new migrations; never edit an applied one.

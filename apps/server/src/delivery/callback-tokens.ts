@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { randomToken, sha256Hex } from '../auth/secrets.js';
 import { compiledQuery } from '../db/compiled-query.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 
 /*
  * The callback token of an event (`callback.headers["x-chat-bot-token"]`) is minted when the event is sent,

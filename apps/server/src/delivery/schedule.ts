@@ -32,3 +32,24 @@ export function parseRetryAfterMs(value: string | undefined, nowMs: number): num
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);
 }
+
+/**
+ * The retry decision after a retryable failure of attempt number `attempt` (1-based): the delay before the
+ * next one, or undefined when the schedule is exhausted. The delay is the schedule's jittered one, or the
+ * receiver's Retry-After when that is longer — capped at the longest step, so a receiver cannot park a
+ * delivery beyond the schedule.
+ */
+export function nextRetryDelayMs(
+  attempt: number,
+  retryAfter: string | undefined,
+  nowMs: number,
+  scheduleMs: readonly number[],
+  random: () => number = Math.random,
+): number | undefined {
+  const jittered = retryDelayMs(attempt, scheduleMs, random);
+  if (jittered === undefined) return undefined;
+  const requested = parseRetryAfterMs(retryAfter, nowMs);
+  return requested === undefined
+    ? jittered
+    : Math.max(jittered, Math.min(requested, retryAfterCapMs(scheduleMs)));
+}

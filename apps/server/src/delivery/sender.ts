@@ -2,6 +2,7 @@
 // things that matter for webhooks are ours to decide: redirects are never followed, one deadline
 // covers connect + TLS + response headers, extra CAs can be trusted, and every address connected to
 // passes the SSRF guard (the Agent's `lookup`).
+import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import {
@@ -36,6 +37,27 @@ export interface Sender {
 
 /** Bytes of a response body we read (and drop) so the connection can be reused; more closes it. */
 const MAX_DRAINED_BODY_BYTES = 64 * 1024;
+
+/** What a response's status means for the delivery; redirects are reported, never followed. */
+function responseOutcome(status: number, headers: IncomingHttpHeaders): AttemptOutcome {
+  if (status >= 200 && status < 300) return { kind: 'delivered', status };
+  if (status === 410) return { kind: 'gone', status };
+  if (status >= 300 && status < 400) {
+    const location = headers.location;
+    return {
+      kind: 'retryable',
+      status,
+      error: `HTTP ${status} redirect not followed${location ? ` (Location: ${location.slice(0, 200)})` : ''}`,
+    };
+  }
+  const retryAfter = status === 429 || status === 503 ? headers['retry-after'] : undefined;
+  return {
+    kind: 'retryable',
+    status,
+    error: `HTTP ${status}`,
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+  };
+}
 
 export function createSender(options: SenderOptions): Sender {
   const agent = new https.Agent({
@@ -113,24 +135,7 @@ export function createSender(options: SenderOptions): Sender {
         });
         response.on('error', () => {});
         response.on('close', () => clearTimeout(deadline));
-        if (status >= 200 && status < 300) settle({ kind: 'delivered', status });
-        else if (status === 410) settle({ kind: 'gone', status });
-        else if (status >= 300 && status < 400) {
-          const location = response.headers.location;
-          settle({
-            kind: 'retryable',
-            status,
-            error: `HTTP ${status} redirect not followed${location ? ` (Location: ${location.slice(0, 200)})` : ''}`,
-          });
-        } else {
-          const retryAfter = status === 429 || status === 503 ? response.headers['retry-after'] : undefined;
-          settle({
-            kind: 'retryable',
-            status,
-            error: `HTTP ${status}`,
-            ...(retryAfter !== undefined ? { retryAfter } : {}),
-          });
-        }
+        settle(responseOutcome(status, response.headers));
       });
       request.end(body);
     });

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 
 export interface SweepResult {
   deliveries: number;

@@ -3,7 +3,7 @@ import type { WebhookEventType, WebhookPayload } from '@platform-api/client/type
 import type { Insertable, Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
-import type { Database, EventDeliveriesTable } from '../db/database.js';
+import type { Database, EventDeliveriesTable } from '../db/schema.js';
 import { ChannelAccess, type ChannelRow } from '../handlers/chat-access.js';
 
 /*

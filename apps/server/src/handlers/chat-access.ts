@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ChannelsTable, Database, IntegrationsTable } from '../db/database.js';
+import type { ChannelsTable, Database, IntegrationsTable } from '../db/schema.js';
 import { notFoundProblem } from './common.js';
 
 /*

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, MessagesTable } from '../db/database.js';
+import type { Database, MessagesTable } from '../db/schema.js';
 import { ApiProblem } from '../errors.js';
 import { chatUser, emitChatEvent } from '../events/emit.js';
 import {

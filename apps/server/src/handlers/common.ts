@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { ApiProblem } from '../errors.js';
 
 /** Epoch ms → ISO 8601 UTC, the format of every timestamp in the API. */

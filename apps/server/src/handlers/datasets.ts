@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Database, DatasetsTable } from '../db/database.js';
+import type { Database, DatasetsTable } from '../db/schema.js';
 import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
 import { compact, iso, locationOf, notFoundProblem, paging, toBoolean } from './common.js';
 import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';

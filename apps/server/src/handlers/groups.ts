@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, GroupsTable } from '../db/database.js';
+import type { Database, GroupsTable } from '../db/schema.js';
 import {
   conflict,
   findLiveUser,

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/database.js';
+import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/schema.js';
 import { ApiProblem, badRequest } from '../errors.js';
 import { messageById, nextMessageTime } from './chat.js';
 import { ChannelAccess, canAccess, findChannel } from './chat-access.js';

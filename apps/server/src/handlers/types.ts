@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { AuthContext, AuthenticatedClient, TokenSettings } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
-import type { Database, Dialect } from '../db/database.js';
+import type { Database, Dialect } from '../db/schema.js';
 import type { OpenApiDocument } from '../spec.js';
 
 /** What every handler can use. One instance per app. */

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { compiledQuery } from '../db/compiled-query.js';
-import { type Database, isUniqueViolation, type UsersTable } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
 import { jsonArrayAgg } from '../db/json-aggregate.js';
+import type { Database, UsersTable } from '../db/schema.js';
 import {
   compact,
   conflict,

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { parseRetryAfterMs, retryAfterCapMs, retryDelayMs } from '../../src/delivery/schedule.js';
+import {
+  nextRetryDelayMs,
+  parseRetryAfterMs,
+  retryAfterCapMs,
+  retryDelayMs,
+} from '../../src/delivery/schedule.js';
 
 describe('retry schedule', () => {
   const schedule = loadConfig(new Map(), {}).delivery.retryScheduleMs;
@@ -49,5 +54,32 @@ describe('Retry-After', () => {
     expect(parseRetryAfterMs(undefined, now)).toBeUndefined();
     expect(parseRetryAfterMs('soon', now)).toBeUndefined();
     expect(parseRetryAfterMs('-5', now)).toBeUndefined();
+  });
+});
+
+describe('the retry decision', () => {
+  const schedule = [5_000, 300_000, 1_800_000];
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const half = () => 0.5;
+
+  it('retries after the jittered step of the schedule', () => {
+    expect(nextRetryDelayMs(1, undefined, now, schedule, half)).toBe(2_500);
+    expect(nextRetryDelayMs(3, undefined, now, schedule, half)).toBe(900_000);
+  });
+
+  it('gives up after the last step, whatever the receiver asks', () => {
+    expect(nextRetryDelayMs(4, undefined, now, schedule, half)).toBeUndefined();
+    expect(nextRetryDelayMs(4, '1', now, schedule, half)).toBeUndefined();
+  });
+
+  it("waits for the receiver's Retry-After when it is longer than the jittered delay", () => {
+    expect(nextRetryDelayMs(1, '120', now, schedule, half)).toBe(120_000);
+    expect(nextRetryDelayMs(1, 'Thu, 01 Jan 2026 00:00:30 GMT', now, schedule, half)).toBe(30_000);
+    expect(nextRetryDelayMs(2, '1', now, schedule, half)).toBe(150_000);
+  });
+
+  it('caps Retry-After at the longest step and ignores one it cannot read', () => {
+    expect(nextRetryDelayMs(1, '86400', now, schedule, half)).toBe(1_800_000);
+    expect(nextRetryDelayMs(1, 'soon', now, schedule, half)).toBe(2_500);
   });
 });

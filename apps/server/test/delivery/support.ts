@@ -13,7 +13,8 @@ import pino from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
-import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import type { Dialect } from '../../src/db/schema.js';
 import { type Dispatcher, type DispatcherOptions, startDispatcher } from '../../src/delivery/dispatcher.js';
 import { freshDatabase } from '../helpers/databases.js';
 
@@ -92,7 +93,7 @@ export async function startReceiver(certificate: SelfSignedCertificate): Promise
   return receiver;
 }
 
-export type { Dialect as DialectName } from '../../src/db/database.js';
+export type { Dialect as DialectName } from '../../src/db/schema.js';
 
 export interface TestDatabase extends DatabaseHandle {
   /** Another connection pool to the same database (a second server instance). */

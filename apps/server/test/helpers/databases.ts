@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { unavailable } from '@platform-api/test-support';
 import pg from 'pg';
 import { describe } from 'vitest';
-import { createDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import type { Dialect } from '../../src/db/schema.js';
 
 /*
  * The dialects a test file runs on: SQLite always; PostgreSQL at PLATFORM_TEST_DATABASE_URL when it answers
