@@ -9,7 +9,8 @@ import {
 } from './auth/clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { systemClock } from './clock.js';
-import { ConfigError, loadConfig, optionsHelp, parseFlags, type ServerConfig } from './config.js';
+import { optionsHelp } from './config/options.js';
+import { ConfigError, loadConfig, parseFlags, SERVER_OPTIONS, type ServerConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startSweeper } from './delivery/sweeper.js';
@@ -32,7 +33,7 @@ const USAGE = `Usage:
   platform-server help
 
 Options of serve (flag / environment variable):
-${optionsHelp()}
+${optionsHelp(SERVER_OPTIONS)}
 
 The clients and keys commands use the same database options (--data-dir, --database-url, --database-schema).
 keys rotate: the next key signs new access tokens at once; tokens signed with the previous key stay valid
