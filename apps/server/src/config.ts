@@ -21,6 +21,7 @@ import {
 
 export { ConfigError } from './config/options.js';
 
+// Declared apart because the public URL's default is computed from it.
 const port = option({
   flag: 'port',
   env: 'PORT',
