@@ -9,7 +9,8 @@ import {
 } from './auth/clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { systemClock } from './clock.js';
-import { ConfigError, loadConfig, optionsHelp, parseFlags, type ServerConfig } from './config.js';
+import { type Flags, optionsHelp } from './config/options.js';
+import { ConfigError, loadConfig, parseFlags, SERVER_OPTIONS, type ServerConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startSweeper } from './delivery/sweeper.js';
@@ -32,7 +33,7 @@ const USAGE = `Usage:
   platform-server help
 
 Options of serve (flag / environment variable):
-${optionsHelp()}
+${optionsHelp(SERVER_OPTIONS)}
 
 The clients and keys commands use the same database options (--data-dir, --database-url, --database-schema).
 keys rotate: the next key signs new access tokens at once; tokens signed with the previous key stay valid
@@ -41,13 +42,13 @@ until they expire. Running servers pick the new key up by themselves.`;
 class UsageError extends Error {}
 
 /** Takes a command's own flags out of the map, leaving the configuration flags. */
-function take(flags: Map<string, string | true>, name: string): string | true | undefined {
+function take(flags: Flags, name: string): string | true | undefined {
   const value = flags.get(name);
   flags.delete(name);
   return value;
 }
 
-function takeString(flags: Map<string, string | true>, name: string): string | undefined {
+function takeString(flags: Flags, name: string): string | undefined {
   const value = take(flags, name);
   if (value === true) throw new UsageError(`--${name} needs a value`);
   return value;
@@ -72,7 +73,7 @@ export function formatDevCredentials(client: CreatedClient, config: ServerConfig
   ].join('\n');
 }
 
-async function serve(flags: Map<string, string | true>): Promise<void> {
+async function serve(flags: Flags): Promise<void> {
   const config = loadConfig(flags);
   const logger = createLogger(
     config.logLevel,
@@ -96,7 +97,7 @@ async function serve(flags: Map<string, string | true>): Promise<void> {
     if (created) process.stdout.write(formatDevCredentials(created, config));
   }
 
-  const { app, services, beginShutdown } = await buildApp({ config, database, clock, logger, doc });
+  const { app, beginShutdown } = await buildApp({ config, database, clock, logger, doc });
   await app.listen({ port: config.port, host: config.host });
   const dispatcher = config.deliveryEnabled
     ? startDispatcher({ database, config, logger, clock })
@@ -142,103 +143,103 @@ async function serve(flags: Map<string, string | true>): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-async function clients(
-  sub: string | undefined,
-  args: string[],
-  flags: Map<string, string | true>,
-): Promise<void> {
-  const json = take(flags, 'json') !== undefined;
-  if (sub === 'create') {
-    const instance = takeString(flags, 'instance');
-    const scopesText = takeString(flags, 'scopes');
-    const name = takeString(flags, 'name');
-    const description = takeString(flags, 'description');
-    const userIdText = takeString(flags, 'user-id');
-    if (!instance || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(instance)) {
-      throw new UsageError('--instance NAME is required (lower-case letters, digits and dashes)');
-    }
-    const known = declaredScopes(loadPlatformSpec());
-    const scopes = (scopesText ?? '').split(/[ ,]+/).filter(Boolean);
-    const unknown = scopes.filter((s) => !known.includes(s));
-    if (scopes.length === 0 || unknown.length > 0) {
-      throw new UsageError(
-        `--scopes must list scopes among ${known.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
-      );
-    }
-    const userId = userIdText === undefined ? undefined : Number(userIdText);
-    if (userId !== undefined && !Number.isSafeInteger(userId))
-      throw new UsageError('--user-id must be an integer');
-    const config = loadConfig(flags);
-    const database = await createDatabase(config);
-    try {
-      const client = await createClient(database.db, systemClock, {
-        instance,
-        scopes: [...new Set(scopes)],
-        ...(name !== undefined ? { name } : {}),
-        ...(description !== undefined ? { description } : {}),
-        ...(userId !== undefined ? { userId } : {}),
-      });
-      if (json) {
-        process.stdout.write(
-          `${JSON.stringify({ clientId: client.clientId, clientSecret: client.clientSecret })}\n`,
-        );
-      } else {
-        process.stdout.write(
-          `Client created in instance ${client.instance} (scopes: ${client.scopes.join(' ')}). The secret is shown only now.\n` +
-            `  client id:     ${client.clientId}\n  client secret: ${client.clientSecret}\n`,
-        );
-      }
-    } finally {
-      await database.close();
-    }
-    return;
-  }
-  if (sub === 'list') {
-    const instance = takeString(flags, 'instance');
-    const config = loadConfig(flags);
-    const database = await createDatabase(config);
-    try {
-      const list = await listClients(database.db, instance);
-      if (json) process.stdout.write(`${JSON.stringify(list)}\n`);
-      else if (list.length === 0) process.stdout.write('No clients.\n');
-      else {
-        for (const c of list) {
-          process.stdout.write(
-            `${c.clientId}  ${c.instance}  user ${c.userId}  [${c.scopes.join(' ')}]  ${c.name}  ${c.createdAt}\n`,
-          );
-        }
-      }
-    } finally {
-      await database.close();
-    }
-    return;
-  }
-  if (sub === 'delete') {
-    const id = args[0];
-    if (!id) throw new UsageError('clients delete needs a CLIENT_ID');
-    const config = loadConfig(flags);
-    const database = await createDatabase(config);
-    try {
-      if (!(await deleteClient(database, id))) {
-        process.stderr.write(`No client with id ${id}.\n`);
-        process.exitCode = 1;
-        return;
-      }
-      process.stdout.write(`Client ${id} deleted; its tokens are revoked.\n`);
-    } finally {
-      await database.close();
-    }
-    return;
-  }
-  throw new UsageError(`unknown clients command ${sub ?? '(none)'}`);
-}
+type Database = Awaited<ReturnType<typeof createDatabase>>;
 
-async function keys(sub: string | undefined, flags: Map<string, string | true>): Promise<void> {
-  const json = take(flags, 'json') !== undefined;
-  if (sub !== 'list' && sub !== 'rotate') throw new UsageError(`unknown keys command ${sub ?? '(none)'}`);
+/** Opens the database the remaining flags configure, runs `use` on it, and closes it. */
+async function withDatabase(
+  flags: Flags,
+  use: (database: Database, config: ServerConfig) => Promise<void>,
+): Promise<void> {
   const config = loadConfig(flags);
   const database = await createDatabase(config);
   try {
+    await use(database, config);
+  } finally {
+    await database.close();
+  }
+}
+
+async function createClientCommand(flags: Flags, json: boolean): Promise<void> {
+  const instance = takeString(flags, 'instance');
+  const scopesText = takeString(flags, 'scopes');
+  const name = takeString(flags, 'name');
+  const description = takeString(flags, 'description');
+  const userIdText = takeString(flags, 'user-id');
+  if (!instance || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(instance)) {
+    throw new UsageError('--instance NAME is required (lower-case letters, digits and dashes)');
+  }
+  const known = declaredScopes(loadPlatformSpec());
+  const scopes = (scopesText ?? '').split(/[ ,]+/).filter(Boolean);
+  const unknown = scopes.filter((s) => !known.includes(s));
+  if (scopes.length === 0 || unknown.length > 0) {
+    throw new UsageError(
+      `--scopes must list scopes among ${known.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
+  }
+  const userId = userIdText === undefined ? undefined : Number(userIdText);
+  if (userId !== undefined && !Number.isSafeInteger(userId))
+    throw new UsageError('--user-id must be an integer');
+  await withDatabase(flags, async (database) => {
+    const client = await createClient(database.db, systemClock, {
+      instance,
+      scopes: [...new Set(scopes)],
+      ...(name !== undefined ? { name } : {}),
+      ...(description !== undefined ? { description } : {}),
+      ...(userId !== undefined ? { userId } : {}),
+    });
+    if (json) {
+      process.stdout.write(
+        `${JSON.stringify({ clientId: client.clientId, clientSecret: client.clientSecret })}\n`,
+      );
+    } else {
+      process.stdout.write(
+        `Client created in instance ${client.instance} (scopes: ${client.scopes.join(' ')}). The secret is shown only now.\n` +
+          `  client id:     ${client.clientId}\n  client secret: ${client.clientSecret}\n`,
+      );
+    }
+  });
+}
+
+async function listClientsCommand(flags: Flags, json: boolean): Promise<void> {
+  const instance = takeString(flags, 'instance');
+  await withDatabase(flags, async (database) => {
+    const list = await listClients(database.db, instance);
+    if (json) process.stdout.write(`${JSON.stringify(list)}\n`);
+    else if (list.length === 0) process.stdout.write('No clients.\n');
+    else {
+      for (const c of list) {
+        process.stdout.write(
+          `${c.clientId}  ${c.instance}  user ${c.userId}  [${c.scopes.join(' ')}]  ${c.name}  ${c.createdAt}\n`,
+        );
+      }
+    }
+  });
+}
+
+async function deleteClientCommand(flags: Flags, id: string | undefined): Promise<void> {
+  if (!id) throw new UsageError('clients delete needs a CLIENT_ID');
+  await withDatabase(flags, async (database) => {
+    if (!(await deleteClient(database, id))) {
+      process.stderr.write(`No client with id ${id}.\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`Client ${id} deleted; its tokens are revoked.\n`);
+  });
+}
+
+async function clients(sub: string | undefined, args: string[], flags: Flags): Promise<void> {
+  const json = take(flags, 'json') !== undefined;
+  if (sub === 'create') return createClientCommand(flags, json);
+  if (sub === 'list') return listClientsCommand(flags, json);
+  if (sub === 'delete') return deleteClientCommand(flags, args[0]);
+  throw new UsageError(`unknown clients command ${sub ?? '(none)'}`);
+}
+
+async function keys(sub: string | undefined, flags: Flags): Promise<void> {
+  const json = take(flags, 'json') !== undefined;
+  if (sub !== 'list' && sub !== 'rotate') throw new UsageError(`unknown keys command ${sub ?? '(none)'}`);
+  await withDatabase(flags, async (database, config) => {
     const store = new SigningKeys(database.db, systemClock, () => config.tokenTtlSeconds * 1000);
     if (sub === 'rotate') {
       const next = await store.rotate();
@@ -262,9 +263,7 @@ async function keys(sub: string | undefined, flags: Map<string, string | true>):
         process.stdout.write(`${key.kid}  created ${new Date(key.createdAt).toISOString()}  ${state}\n`);
       }
     }
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startTimeoutMs } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { optionsHelp } from '../src/config/options.js';
+import { SERVER_OPTIONS } from '../src/config.js';
 
 /* The real binary (dist/cli.js) in child processes: first-start credentials, clients commands, SIGTERM. */
 
@@ -139,6 +141,28 @@ describe('platform-server CLI', () => {
     expect(after[0].retiredAt).toBeNull();
     expect(typeof after[1].retiredAt).toBe('number');
     expect(run(['keys', 'list', '--data-dir', dataDir])).toMatch(new RegExp(`^${kid} .* signing\\n`, 'm'));
+  });
+
+  it('prints the usage with every option of the declaration', () => {
+    for (const args of [['help'], ['--help'], ['serve', '--help']]) {
+      const usage = run(args);
+      expect(usage, args.join(' ')).toContain('platform-server serve [options]');
+      expect(usage, args.join(' ')).toContain(optionsHelp(SERVER_OPTIONS));
+    }
+  });
+
+  it('names the option, where its bad value came from and what is allowed', () => {
+    try {
+      run(['serve', '--data-dir', dataDir, '--delivery-lease', '1ms'], { PORT: 'eighty' });
+      expect.unreachable();
+    } catch (error) {
+      const e = error as { status: number; stderr: string };
+      expect(e.status).toBe(2);
+      expect(e.stderr).toContain('PORT (--port) must be an integer from 0 to 65535, got "eighty"');
+      expect(e.stderr).toContain(
+        '--delivery-lease must be a duration like 500ms, 10s, 5m, 2h (at least 1000 ms)',
+      );
+    }
   });
 
   it('refuses bad input with a clear message and exit code 2', () => {
