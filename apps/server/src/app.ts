@@ -3,28 +3,31 @@ import fastJsonStringify from 'fast-json-stringify';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import type { OpenApiDocument } from './api-types.js';
 import { LiveClients } from './auth/live-clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { VerifiedTokens } from './auth/tokens.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ServerConfig } from './config.js';
-import type { DatabaseHandle } from './db/database.js';
+import { type DatabaseHandle, isUniqueViolation } from './db/database.js';
 import { checkWebhookTarget } from './delivery/ssrf.js';
 import {
+  ApiProblem,
   answerClientError,
   asOAuthProblem,
+  errorLimitsOf,
   handleError,
   newTraceId,
   sendApiError,
   sendOAuthError,
 } from './errors.js';
 import { handlers } from './handlers/index.js';
-import type { Services } from './handlers/types.js';
 import { containsBigInt, stringifyExact } from './json.js';
 import { createLogger } from './logger.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
-import { loadPlatformSpec, type OpenApiDocument, servedOperations } from './spec.js';
+import type { Services } from './services.js';
+import { loadPlatformSpec, servedOperations } from './spec.js';
 import { oauthValidationProblem, registerSpecRoutes, usesOAuthErrors } from './spec-routes.js';
 
 export interface BuildAppOptions {
@@ -89,6 +92,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     },
   };
 
+  const errorLimits = errorLimitsOf(doc);
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -100,8 +104,9 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
       sendApiError(reply, 400, error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL' : 'Bad request');
     },
     ajv: undefined,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, errorLimits),
   });
+  app.decorate('errorLimits', errorLimits);
 
   // Validation: Ajv 2020-12 with the whole bundle registered once; coercion only for path/query/header strings.
   const bodyAjv = createSpecAjv(doc as never, { coerce: false });
@@ -152,7 +157,12 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
 
   registerBodyParsers(app, config);
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler((thrown, request, reply) => {
+    // A unique index caught a concurrent request that won the race past a handler's own check (group
+    // names; users' e-mails are answered by their handler, handlers/users.ts).
+    const error = isUniqueViolation(thrown)
+      ? new ApiProblem(409, 'A resource with the same unique value was created concurrently.')
+      : thrown;
     const operation = request.routeOptions.config?.operation;
     // No route (e.g. a QUERY without Content-Type, which Fastify fails before routing): what is wrong
     // with the request does not matter, that the path has no such operation does (404 or 405).

@@ -2,8 +2,9 @@ import { type Operation, rebaseRefs, templateToRegExp } from '@platform-api/vali
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { createGuard } from './auth/guard.js';
 import { ApiProblem, type FieldProblem, OAuthProblem, sendApiError, validationDetails } from './errors.js';
-import type { Handler, HandlerMap, Services } from './handlers/types.js';
+import type { Handler, HandlerMap } from './handlers/types.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Services } from './services.js';
 import { toFastifyPath } from './spec.js';
 
 /*
@@ -135,6 +136,7 @@ export function registerSpecRoutes(
   services: Services,
   limiter: RateLimiter,
 ): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  const guardDependencies = { tokens: services.tokens, db: services.db, clock: services.clock, limiter };
   /** Spec path → the methods it offers (HEAD with GET): what a 405's Allow lists. */
   const methodsByPath = new Map<string, Set<string>>();
 
@@ -147,7 +149,7 @@ export function registerSpecRoutes(
     methods.add(method);
     if (method === 'GET') methods.add('HEAD');
     methodsByPath.set(operation.path, methods);
-    const guard = createGuard(operation, services, limiter);
+    const guard = createGuard(operation, guardDependencies);
     const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
     const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
     const successStatus = operation.successStatus ?? 200;

@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ChannelRow } from '../src/chat/access.js';
 import type { DatabaseHandle } from '../src/db/database.js';
 import { emitChatEvent } from '../src/events/emit.js';
-import type { ChannelRow } from '../src/handlers/chat-access.js';
 import { describeEachDialect, freshDatabase } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType, WebhookPayload } from '@platform-api/client/types';
 import type { Insertable, Kysely } from 'kysely';
+import { ChannelAccess, type ChannelRow } from '../chat/access.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database, EventDeliveriesTable } from '../db/database.js';
-import { ChannelAccess, type ChannelRow } from '../handlers/chat-access.js';
 
 /*
  * Event emission into the outbox (event_deliveries). Called with the transaction of the action that
@@ -95,7 +95,7 @@ export async function emitChatEvent(
   const channel: Record<string, string> = { id: input.channel.id, title: input.channel.title };
   if (input.channel.parent_id !== null) channel.parentId = input.channel.parent_id;
   // The callback's token is not minted here: the outbox would keep it in clear. The dispatcher mints one
-  // for each attempt and stores only its hash (delivery/callback-tokens.ts).
+  // for each attempt and stores only its hash (auth/callback-tokens.ts).
   const callback = {
     url: `${services.config.publicUrl}/v1/chat/bots/message/${encodeURIComponent(input.channel.id)}`,
     headers: {},

@@ -52,7 +52,7 @@ export const locationOf = (path: string): Record<string, string> => ({ location:
 export const notFoundProblem = (what: string, id: string | number) =>
   new ApiProblem(404, `No ${what} with id ${id}.`);
 
-/** Conflicts checked in code (clear message); unique indexes back them up against races (see errors.ts). */
+/** Conflicts checked in code (clear message); unique indexes back them up against races (see app.ts). */
 export const conflict = (message: string) => new ApiProblem(409, message);
 
 /** A live user of the instance, or undefined. */

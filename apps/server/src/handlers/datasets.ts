@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/database.js';
 import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
 import { compact, iso, locationOf, notFoundProblem, paging, toBoolean } from './common.js';
 import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 type DatasetRow = Selectable<DatasetsTable>;
 type DatasetColumn = Schemas['DatasetColumn'];

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Schemas } from '../api-types.js';
 import type { Database, GroupsTable } from '../db/database.js';
 import {
   conflict,
@@ -10,7 +11,7 @@ import {
   paging,
   toBoolean,
 } from './common.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 type GroupRow = Selectable<GroupsTable>;
 

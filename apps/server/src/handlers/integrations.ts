@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import type { Schemas } from '../api-types.js';
+import { ChannelAccess, findAccessibleChannel, findChannel } from '../chat/access.js';
 import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/database.js';
 import { ApiProblem, badRequest } from '../errors.js';
 import { messageById, nextMessageTime } from './chat.js';
-import { ChannelAccess, canAccess, findChannel } from './chat-access.js';
 import { notFoundProblem } from './common.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 /*
  * Chat integrations and their event subscriptions (sections 2.3, 2.4, 4.4, 7), and the callback post-back.
@@ -85,8 +86,7 @@ export const integrationHandlers = {
       channelIds = body.channelIds as string[];
       const problems = [];
       for (const [index, channelId] of channelIds.entries()) {
-        const channel = await findChannel(db, auth.instanceId, channelId);
-        if (!channel || !(await canAccess(db, auth.userId, channel))) {
+        if (!(await findAccessibleChannel(db, auth.instanceId, auth.userId, channelId))) {
           problems.push({ field: `body.channelIds.${index}`, message: `no channel with id ${channelId}` });
         }
       }

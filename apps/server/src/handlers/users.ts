@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Schemas } from '../api-types.js';
 import { compiledQuery } from '../db/compiled-query.js';
 import { type Database, isUniqueViolation, type UsersTable } from '../db/database.js';
 import { jsonArrayAgg } from '../db/json-aggregate.js';
@@ -13,7 +14,7 @@ import {
   paging,
   toBoolean,
 } from './common.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 type UserRow = Selectable<UsersTable>;
 
