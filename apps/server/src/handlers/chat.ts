@@ -12,7 +12,7 @@ import {
 import type { Database, MessagesTable } from '../db/database.js';
 import { ApiProblem } from '../errors.js';
 import { chatUser, emitChatEvent } from '../events/emit.js';
-import { iso, isStorableId, locationOf, notFoundProblem, paging } from './common.js';
+import { foundOr404, iso, isStorableId, locationOf, notFoundProblem, paging } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
 
 /*
@@ -86,10 +86,8 @@ async function caller(db: Kysely<Database>, instanceId: number, userId: number) 
 }
 
 /** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
-async function accessibleChannelOr404(db: Kysely<Database>, auth: AuthContext, channelId: string) {
-  const channel = await findAccessibleChannel(db, auth.instanceId, auth.userId, channelId);
-  if (!channel) throw notFoundProblem('channel', channelId);
-  return channel;
+function accessibleChannelOr404(db: Kysely<Database>, auth: AuthContext, channelId: string) {
+  return foundOr404(findAccessibleChannel(db, auth.instanceId, auth.userId, channelId), 'channel', channelId);
 }
 
 export const chatHandlers = {

@@ -3,7 +3,16 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/database.js';
 import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
-import { compact, iso, locationOf, notFoundProblem, paging, toBoolean } from './common.js';
+import {
+  bodyUnlessDeleted,
+  compact,
+  foundOr404,
+  iso,
+  locationOf,
+  newRecordTimes,
+  paging,
+  toBoolean,
+} from './common.js';
 import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
 import { type HandlerMap, requireAuth } from './types.js';
 
@@ -46,6 +55,10 @@ async function findDataset(db: Kysely<Database>, instanceId: number, id: string,
     .where('instance_id', '=', instanceId);
   if (options.live) query = query.where('deleted_at', 'is', null);
   return query.executeTakeFirst();
+}
+
+function datasetOr404(db: Kysely<Database>, instanceId: number, id: string, options: { live: boolean }) {
+  return foundOr404(findDataset(db, instanceId, id, options), 'dataset', id);
 }
 
 /** Sort orders of listDatasets → column and direction. Card and error-state orders have no data here: by name. */
@@ -192,9 +205,7 @@ export const datasetHandlers = {
         pdp_enabled: 0,
         csv_data: null,
         data_updated_at: null,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
+        ...newRecordTimes(now),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -203,17 +214,15 @@ export const datasetHandlers = {
 
   async getDataset(ctx) {
     const auth = requireAuth(ctx);
-    const row = await findDataset(ctx.services.db, auth.instanceId, ctx.params.id, { live: false });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
-    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
-    return { body: await datasetBody(ctx.services.db, row) };
+    const { db } = ctx.services;
+    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: false });
+    return { body: await bodyUnlessDeleted(row, (live) => datasetBody(db, live)) };
   },
 
   async updateDataset(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: true });
     const changes: Partial<DatasetRow> = {};
     if (ctx.body.name !== undefined) changes.name = ctx.body.name;
     if (ctx.body.schema !== undefined) {
@@ -237,8 +246,7 @@ export const datasetHandlers = {
   async deleteDataset(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: true });
     await db
       .updateTable('datasets')
       .set({ deleted_at: clock.now(), csv_data: null })
@@ -250,8 +258,7 @@ export const datasetHandlers = {
   async importDatasetData(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: true });
     if (typeof ctx.body !== 'string') throw new ApiProblem(415, 'Content-Type must be text/csv');
     const records = parseImport(ctx.body, columnsOf(row));
     const csv = formatCsv(records);
@@ -276,8 +283,7 @@ export const datasetHandlers = {
 
   async exportDatasetData(ctx) {
     const auth = requireAuth(ctx);
-    const row = await findDataset(ctx.services.db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await datasetOr404(ctx.services.db, auth.instanceId, ctx.params.id, { live: true });
     const header = toBoolean(ctx.query.includeHeader) ? formatCsv([columnsOf(row).map((c) => c.name)]) : '';
     return { body: header + (row.csv_data ?? '') };
   },

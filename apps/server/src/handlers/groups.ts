@@ -2,12 +2,14 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { Database, GroupsTable } from '../db/database.js';
 import {
+  bodyUnlessDeleted,
   conflict,
   findLiveUser,
   flag,
+  foundOr404,
   isStorableId,
   locationOf,
-  notFoundProblem,
+  newRecordTimes,
   paging,
   toBoolean,
 } from './common.js';
@@ -48,6 +50,21 @@ async function findGroup(db: Kysely<Database>, instanceId: number, id: number, o
   return query.executeTakeFirst();
 }
 
+function groupOr404(db: Kysely<Database>, instanceId: number, id: number, options: { live: boolean }) {
+  return foundOr404(findGroup(db, instanceId, id, options), 'group', id);
+}
+
+/** The live group and live user a membership operation names; 404 for either missing. */
+async function groupAndMemberOr404(
+  db: Kysely<Database>,
+  instanceId: number,
+  ids: { id: number; userId: number },
+) {
+  const group = await groupOr404(db, instanceId, ids.id, { live: true });
+  const user = await foundOr404(findLiveUser(db, instanceId, ids.userId), 'user', ids.userId);
+  return { group, user };
+}
+
 async function nameTaken(db: Kysely<Database>, instanceId: number, name: string, exceptId?: number) {
   let query = db
     .selectFrom('groups')
@@ -63,14 +80,15 @@ export const groupHandlers = {
   async listGroups(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
+    const { limit, offset } = paging(ctx.query);
     const rows = await db
       .selectFrom('groups')
       .selectAll()
       .where('instance_id', '=', auth.instanceId)
       .where('deleted_at', 'is', null)
       .orderBy('id')
-      .limit(paging(ctx.query).limit)
-      .offset(paging(ctx.query).offset)
+      .limit(limit)
+      .offset(offset)
       .execute();
     const counts = await memberCounts(
       db,
@@ -100,9 +118,7 @@ export const groupHandlers = {
         is_default: flag(toBoolean(body.default) ?? false),
         active: flag(toBoolean(body.active) ?? true),
         creator_id: auth.userId,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
+        ...newRecordTimes(now),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -111,17 +127,15 @@ export const groupHandlers = {
 
   async getGroup(ctx) {
     const auth = requireAuth(ctx);
-    const row = await findGroup(ctx.services.db, auth.instanceId, ctx.params.id, { live: false });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
-    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
-    return { body: await groupBody(ctx.services.db, row) };
+    const { db } = ctx.services;
+    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: false });
+    return { body: await bodyUnlessDeleted(row, (live) => groupBody(db, live)) };
   },
 
   async updateGroup(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
+    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: true });
     const body = ctx.body;
     if (body.name !== undefined && (await nameTaken(db, auth.instanceId, body.name, row.id))) {
       throw conflict(`A group named ${body.name} already exists.`);
@@ -142,8 +156,7 @@ export const groupHandlers = {
   async deleteGroup(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
+    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: true });
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('groups').set({ deleted_at: clock.now() }).where('id', '=', row.id).execute();
       await trx.deleteFrom('group_members').where('group_id', '=', row.id).execute();
@@ -154,8 +167,8 @@ export const groupHandlers = {
   async listGroupUsers(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
+    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: true });
+    const { limit, offset } = paging(ctx.query);
     const members = await db
       .selectFrom('group_members')
       .innerJoin('users', 'users.id', 'group_members.user_id')
@@ -163,8 +176,8 @@ export const groupHandlers = {
       .where('group_members.group_id', '=', row.id)
       .where('users.deleted_at', 'is', null)
       .orderBy('users.id')
-      .limit(paging(ctx.query).limit)
-      .offset(paging(ctx.query).offset)
+      .limit(limit)
+      .offset(offset)
       .execute();
     return { body: members.map((m) => m.id) };
   },
@@ -172,11 +185,7 @@ export const groupHandlers = {
   async addGroupUser(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const group = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!group) throw notFoundProblem('group', ctx.params.id);
-    const userId: number = ctx.params.userId;
-    const user = isStorableId(userId) ? await findLiveUser(db, auth.instanceId, userId) : undefined;
-    if (!user) throw notFoundProblem('user', userId);
+    const { group, user } = await groupAndMemberOr404(db, auth.instanceId, ctx.params);
     // Adding a member twice is not an error (PUT is idempotent), concurrent requests included.
     await db
       .insertInto('group_members')
@@ -189,11 +198,7 @@ export const groupHandlers = {
   async removeGroupUser(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const group = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!group) throw notFoundProblem('group', ctx.params.id);
-    const userId: number = ctx.params.userId;
-    const user = isStorableId(userId) ? await findLiveUser(db, auth.instanceId, userId) : undefined;
-    if (!user) throw notFoundProblem('user', userId);
+    const { group, user } = await groupAndMemberOr404(db, auth.instanceId, ctx.params);
     await db
       .deleteFrom('group_members')
       .where('group_id', '=', group.id)
