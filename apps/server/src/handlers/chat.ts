@@ -12,7 +12,7 @@ import {
 import type { Database, MessagesTable } from '../db/database.js';
 import { ApiProblem } from '../errors.js';
 import { chatUser, emitChatEvent } from '../events/emit.js';
-import { foundOr404, iso, isStorableId, locationOf, notFoundProblem, paging } from './common.js';
+import { foundOr404, iso, isStorableId, locationOf, notFoundProblem, paged, paging } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
 
 /*
@@ -259,14 +259,11 @@ export const chatHandlers = {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
     const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
-    const { limit, offset } = paging(ctx.query);
-    const rows = await messagesWithAuthors(db)
+    const inOrder = messagesWithAuthors(db)
       .where('messages.channel_id', '=', channel.id)
       .orderBy('messages.created_at')
-      .orderBy('messages.id')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+      .orderBy('messages.id');
+    const rows = await paged(inOrder, ctx.query).execute();
     return { body: { messages: rows.map(messageBody) } };
   },
 

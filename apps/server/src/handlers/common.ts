@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { ApiProblem } from '../errors.js';
+import { type HandlerContext, requireAuth } from './types.js';
 
 /** Epoch ms → ISO 8601 UTC, the format of every timestamp in the API. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -49,12 +50,44 @@ export function paging(query: { limit?: number; offset?: number }): { limit: num
 /** The timestamps of a record created `now`: created and updated then, not deleted. */
 export const newRecordTimes = (now: number) => ({ created_at: now, updated_at: now, deleted_at: null });
 
-/** What GET answers for a record that may be deleted: its representation, or just id, name and `deleted`. */
-export async function bodyUnlessDeleted<R extends { id: Id; name: string; deleted_at: number | null }, Id, B>(
-  row: R,
-  body: (live: R) => Promise<B>,
-): Promise<B | { id: Id; name: string; deleted: true }> {
-  return row.deleted_at === null ? body(row) : { id: row.id, name: row.name, deleted: true };
+/**
+ * The GET of a record that may be deleted (groups, datasets): its representation, or only its id, name and
+ * `deleted: true` once deleted; 404 when the instance has no such record.
+ */
+export function getRecord<
+  Id extends string | number,
+  R extends { id: Id; name: string; deleted_at: number | null },
+  B,
+>(
+  what: string,
+  find: (
+    db: Kysely<Database>,
+    instanceId: number,
+    id: Id,
+    options: { live: boolean },
+  ) => Promise<R | undefined>,
+  body: (db: Kysely<Database>, row: R) => Promise<B>,
+) {
+  return async (ctx: HandlerContext & { params: { id: Id } }) => {
+    const auth = requireAuth(ctx);
+    const { db } = ctx.services;
+    const row = await foundOr404(
+      find(db, auth.instanceId, ctx.params.id, { live: false }),
+      what,
+      ctx.params.id,
+    );
+    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
+    return { body: await body(db, row) };
+  };
+}
+
+/** One page of a list query: the operation's limit and offset (see paging). */
+export function paged<Q extends { limit(limit: number): Q; offset(offset: number): Q }>(
+  query: Q,
+  parameters: { limit?: number; offset?: number },
+): Q {
+  const { limit, offset } = paging(parameters);
+  return query.limit(limit).offset(offset);
 }
 
 /** The resource's address relative to the server (Location is a uri-reference in the spec). */

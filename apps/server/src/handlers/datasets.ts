@@ -4,13 +4,13 @@ import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/database.js';
 import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
 import {
-  bodyUnlessDeleted,
   compact,
   foundOr404,
+  getRecord,
   iso,
   locationOf,
   newRecordTimes,
-  paging,
+  paged,
   toBoolean,
 } from './common.js';
 import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
@@ -57,8 +57,9 @@ async function findDataset(db: Kysely<Database>, instanceId: number, id: string,
   return query.executeTakeFirst();
 }
 
-function datasetOr404(db: Kysely<Database>, instanceId: number, id: string, options: { live: boolean }) {
-  return foundOr404(findDataset(db, instanceId, id, options), 'dataset', id);
+/** The live dataset a path names, or 404. */
+function liveDatasetOr404(db: Kysely<Database>, instanceId: number, id: string) {
+  return foundOr404(findDataset(db, instanceId, id, { live: true }), 'dataset', id);
 }
 
 /** Sort orders of listDatasets → column and direction. Card and error-state orders have no data here: by name. */
@@ -168,8 +169,7 @@ export const datasetHandlers = {
     else if (sort.column === 'name')
       query = query.orderBy(sql`lower(name)`, direction).orderBy('name', direction);
     else query = query.orderBy(sort.column, direction);
-    const { limit, offset } = paging(ctx.query);
-    const rows = await query.orderBy('id').limit(limit).offset(offset).execute();
+    const rows = await paged(query.orderBy('id'), ctx.query).execute();
     const body: Schemas['DatasetSummary'][] = [];
     for (const row of rows) {
       body.push(
@@ -212,17 +212,12 @@ export const datasetHandlers = {
     return { body: await datasetBody(db, row), headers: locationOf(`/v1/datasets/${row.id}`) };
   },
 
-  async getDataset(ctx) {
-    const auth = requireAuth(ctx);
-    const { db } = ctx.services;
-    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: false });
-    return { body: await bodyUnlessDeleted(row, (live) => datasetBody(db, live)) };
-  },
+  getDataset: getRecord('dataset', findDataset, datasetBody),
 
   async updateDataset(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: true });
+    const row = await liveDatasetOr404(db, auth.instanceId, ctx.params.id);
     const changes: Partial<DatasetRow> = {};
     if (ctx.body.name !== undefined) changes.name = ctx.body.name;
     if (ctx.body.schema !== undefined) {
@@ -246,7 +241,7 @@ export const datasetHandlers = {
   async deleteDataset(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: true });
+    const row = await liveDatasetOr404(db, auth.instanceId, ctx.params.id);
     await db
       .updateTable('datasets')
       .set({ deleted_at: clock.now(), csv_data: null })
@@ -258,7 +253,7 @@ export const datasetHandlers = {
   async importDatasetData(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await datasetOr404(db, auth.instanceId, ctx.params.id, { live: true });
+    const row = await liveDatasetOr404(db, auth.instanceId, ctx.params.id);
     if (typeof ctx.body !== 'string') throw new ApiProblem(415, 'Content-Type must be text/csv');
     const records = parseImport(ctx.body, columnsOf(row));
     const csv = formatCsv(records);
@@ -283,7 +278,7 @@ export const datasetHandlers = {
 
   async exportDatasetData(ctx) {
     const auth = requireAuth(ctx);
-    const row = await datasetOr404(ctx.services.db, auth.instanceId, ctx.params.id, { live: true });
+    const row = await liveDatasetOr404(ctx.services.db, auth.instanceId, ctx.params.id);
     const header = toBoolean(ctx.query.includeHeader) ? formatCsv([columnsOf(row).map((c) => c.name)]) : '';
     return { body: header + (row.csv_data ?? '') };
   },

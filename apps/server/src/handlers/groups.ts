@@ -2,15 +2,15 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { Database, GroupsTable } from '../db/database.js';
 import {
-  bodyUnlessDeleted,
   conflict,
   findLiveUser,
   flag,
   foundOr404,
+  getRecord,
   isStorableId,
   locationOf,
   newRecordTimes,
-  paging,
+  paged,
   toBoolean,
 } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
@@ -50,8 +50,9 @@ async function findGroup(db: Kysely<Database>, instanceId: number, id: number, o
   return query.executeTakeFirst();
 }
 
-function groupOr404(db: Kysely<Database>, instanceId: number, id: number, options: { live: boolean }) {
-  return foundOr404(findGroup(db, instanceId, id, options), 'group', id);
+/** The live group a path names, or 404. */
+function liveGroupOr404(db: Kysely<Database>, instanceId: number, id: number) {
+  return foundOr404(findGroup(db, instanceId, id, { live: true }), 'group', id);
 }
 
 /** The live group and live user a membership operation names; 404 for either missing. */
@@ -60,7 +61,7 @@ async function groupAndMemberOr404(
   instanceId: number,
   ids: { id: number; userId: number },
 ) {
-  const group = await groupOr404(db, instanceId, ids.id, { live: true });
+  const group = await liveGroupOr404(db, instanceId, ids.id);
   const user = await foundOr404(findLiveUser(db, instanceId, ids.userId), 'user', ids.userId);
   return { group, user };
 }
@@ -80,16 +81,12 @@ export const groupHandlers = {
   async listGroups(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const { limit, offset } = paging(ctx.query);
-    const rows = await db
+    const live = db
       .selectFrom('groups')
       .selectAll()
       .where('instance_id', '=', auth.instanceId)
-      .where('deleted_at', 'is', null)
-      .orderBy('id')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+      .where('deleted_at', 'is', null);
+    const rows = await paged(live.orderBy('id'), ctx.query).execute();
     const counts = await memberCounts(
       db,
       rows.map((row) => row.id),
@@ -125,17 +122,12 @@ export const groupHandlers = {
     return { body: await groupBody(db, row), headers: locationOf(`/v1/groups/${row.id}`) };
   },
 
-  async getGroup(ctx) {
-    const auth = requireAuth(ctx);
-    const { db } = ctx.services;
-    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: false });
-    return { body: await bodyUnlessDeleted(row, (live) => groupBody(db, live)) };
-  },
+  getGroup: getRecord('group', findGroup, groupBody),
 
   async updateGroup(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: true });
+    const row = await liveGroupOr404(db, auth.instanceId, ctx.params.id);
     const body = ctx.body;
     if (body.name !== undefined && (await nameTaken(db, auth.instanceId, body.name, row.id))) {
       throw conflict(`A group named ${body.name} already exists.`);
@@ -156,7 +148,7 @@ export const groupHandlers = {
   async deleteGroup(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: true });
+    const row = await liveGroupOr404(db, auth.instanceId, ctx.params.id);
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('groups').set({ deleted_at: clock.now() }).where('id', '=', row.id).execute();
       await trx.deleteFrom('group_members').where('group_id', '=', row.id).execute();
@@ -167,18 +159,14 @@ export const groupHandlers = {
   async listGroupUsers(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const row = await groupOr404(db, auth.instanceId, ctx.params.id, { live: true });
-    const { limit, offset } = paging(ctx.query);
-    const members = await db
+    const row = await liveGroupOr404(db, auth.instanceId, ctx.params.id);
+    const liveMembers = db
       .selectFrom('group_members')
       .innerJoin('users', 'users.id', 'group_members.user_id')
       .select('users.id')
       .where('group_members.group_id', '=', row.id)
-      .where('users.deleted_at', 'is', null)
-      .orderBy('users.id')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+      .where('users.deleted_at', 'is', null);
+    const members = await paged(liveMembers.orderBy('users.id'), ctx.query).execute();
     return { body: members.map((m) => m.id) };
   },
 
