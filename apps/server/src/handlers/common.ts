@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { ApiProblem } from '../errors.js';
-import { type HandlerContext, requireAuth } from './types.js';
 
 /** Epoch ms → ISO 8601 UTC, the format of every timestamp in the API. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -45,40 +44,6 @@ export function paging(query: { limit?: number; offset?: number }): { limit: num
   if (query.limit === undefined || query.offset === undefined)
     throw new Error('limit/offset were not defaulted by validation');
   return { limit: query.limit, offset: Math.min(query.offset, MAX_STORED_ID) };
-}
-
-/** The timestamps of a record created `now`: created and updated then, not deleted. */
-export const newRecordTimes = (now: number) => ({ created_at: now, updated_at: now, deleted_at: null });
-
-/**
- * The GET of a record that may be deleted (groups, datasets): its representation, or only its id, name and
- * `deleted: true` once deleted; 404 when the instance has no such record.
- */
-export function getRecord<
-  Id extends string | number,
-  R extends { id: Id; name: string; deleted_at: number | null },
-  B,
->(
-  what: string,
-  find: (
-    db: Kysely<Database>,
-    instanceId: number,
-    id: Id,
-    options: { live: boolean },
-  ) => Promise<R | undefined>,
-  body: (db: Kysely<Database>, row: R) => Promise<B>,
-) {
-  return async (ctx: HandlerContext & { params: { id: Id } }) => {
-    const auth = requireAuth(ctx);
-    const { db } = ctx.services;
-    const row = await foundOr404(
-      find(db, auth.instanceId, ctx.params.id, { live: false }),
-      what,
-      ctx.params.id,
-    );
-    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
-    return { body: await body(db, row) };
-  };
 }
 
 /** One page of a list query: the operation's limit and offset (see paging). */

@@ -3,17 +3,9 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/database.js';
 import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
-import {
-  compact,
-  foundOr404,
-  getRecord,
-  iso,
-  locationOf,
-  newRecordTimes,
-  paged,
-  toBoolean,
-} from './common.js';
+import { compact, iso, locationOf, paged, toBoolean } from './common.js';
 import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
+import { getRecord, liveRecordOr404, newRecordTimes } from './records.js';
 import { type HandlerMap, requireAuth } from './types.js';
 
 type DatasetRow = Selectable<DatasetsTable>;
@@ -55,11 +47,6 @@ async function findDataset(db: Kysely<Database>, instanceId: number, id: string,
     .where('instance_id', '=', instanceId);
   if (options.live) query = query.where('deleted_at', 'is', null);
   return query.executeTakeFirst();
-}
-
-/** The live dataset a path names, or 404. */
-function liveDatasetOr404(db: Kysely<Database>, instanceId: number, id: string) {
-  return foundOr404(findDataset(db, instanceId, id, { live: true }), 'dataset', id);
 }
 
 /** Sort orders of listDatasets → column and direction. Card and error-state orders have no data here: by name. */
@@ -215,9 +202,8 @@ export const datasetHandlers = {
   getDataset: getRecord('dataset', findDataset, datasetBody),
 
   async updateDataset(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await liveDatasetOr404(db, auth.instanceId, ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     const changes: Partial<DatasetRow> = {};
     if (ctx.body.name !== undefined) changes.name = ctx.body.name;
     if (ctx.body.schema !== undefined) {
@@ -239,9 +225,8 @@ export const datasetHandlers = {
   },
 
   async deleteDataset(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await liveDatasetOr404(db, auth.instanceId, ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     await db
       .updateTable('datasets')
       .set({ deleted_at: clock.now(), csv_data: null })
@@ -251,9 +236,8 @@ export const datasetHandlers = {
   },
 
   async importDatasetData(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await liveDatasetOr404(db, auth.instanceId, ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     if (typeof ctx.body !== 'string') throw new ApiProblem(415, 'Content-Type must be text/csv');
     const records = parseImport(ctx.body, columnsOf(row));
     const csv = formatCsv(records);
@@ -277,8 +261,7 @@ export const datasetHandlers = {
   },
 
   async exportDatasetData(ctx) {
-    const auth = requireAuth(ctx);
-    const row = await liveDatasetOr404(ctx.services.db, auth.instanceId, ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     const header = toBoolean(ctx.query.includeHeader) ? formatCsv([columnsOf(row).map((c) => c.name)]) : '';
     return { body: header + (row.csv_data ?? '') };
   },

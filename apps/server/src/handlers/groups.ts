@@ -6,14 +6,13 @@ import {
   findLiveUser,
   flag,
   foundOr404,
-  getRecord,
   isStorableId,
   locationOf,
-  newRecordTimes,
   paged,
   toBoolean,
 } from './common.js';
-import { type HandlerMap, requireAuth } from './types.js';
+import { getRecord, liveRecordOr404, newRecordTimes } from './records.js';
+import { type HandlerContext, type HandlerMap, requireAuth } from './types.js';
 
 type GroupRow = Selectable<GroupsTable>;
 
@@ -50,19 +49,12 @@ async function findGroup(db: Kysely<Database>, instanceId: number, id: number, o
   return query.executeTakeFirst();
 }
 
-/** The live group a path names, or 404. */
-function liveGroupOr404(db: Kysely<Database>, instanceId: number, id: number) {
-  return foundOr404(findGroup(db, instanceId, id, { live: true }), 'group', id);
-}
-
 /** The live group and live user a membership operation names; 404 for either missing. */
-async function groupAndMemberOr404(
-  db: Kysely<Database>,
-  instanceId: number,
-  ids: { id: number; userId: number },
-) {
-  const group = await liveGroupOr404(db, instanceId, ids.id);
-  const user = await foundOr404(findLiveUser(db, instanceId, ids.userId), 'user', ids.userId);
+async function groupAndMemberOr404(ctx: HandlerContext & { params: { id: number; userId: number } }) {
+  const auth = requireAuth(ctx);
+  const group = await liveRecordOr404(ctx, 'group', findGroup);
+  const { userId } = ctx.params;
+  const user = await foundOr404(findLiveUser(ctx.services.db, auth.instanceId, userId), 'user', userId);
   return { group, user };
 }
 
@@ -127,7 +119,7 @@ export const groupHandlers = {
   async updateGroup(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await liveGroupOr404(db, auth.instanceId, ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'group', findGroup);
     const body = ctx.body;
     if (body.name !== undefined && (await nameTaken(db, auth.instanceId, body.name, row.id))) {
       throw conflict(`A group named ${body.name} already exists.`);
@@ -146,9 +138,8 @@ export const groupHandlers = {
   },
 
   async deleteGroup(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await liveGroupOr404(db, auth.instanceId, ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'group', findGroup);
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('groups').set({ deleted_at: clock.now() }).where('id', '=', row.id).execute();
       await trx.deleteFrom('group_members').where('group_id', '=', row.id).execute();
@@ -157,9 +148,8 @@ export const groupHandlers = {
   },
 
   async listGroupUsers(ctx) {
-    const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const row = await liveGroupOr404(db, auth.instanceId, ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'group', findGroup);
     const liveMembers = db
       .selectFrom('group_members')
       .innerJoin('users', 'users.id', 'group_members.user_id')
@@ -171,9 +161,8 @@ export const groupHandlers = {
   },
 
   async addGroupUser(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const { group, user } = await groupAndMemberOr404(db, auth.instanceId, ctx.params);
+    const { group, user } = await groupAndMemberOr404(ctx);
     // Adding a member twice is not an error (PUT is idempotent), concurrent requests included.
     await db
       .insertInto('group_members')
@@ -184,9 +173,8 @@ export const groupHandlers = {
   },
 
   async removeGroupUser(ctx) {
-    const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const { group, user } = await groupAndMemberOr404(db, auth.instanceId, ctx.params);
+    const { group, user } = await groupAndMemberOr404(ctx);
     await db
       .deleteFrom('group_members')
       .where('group_id', '=', group.id)
