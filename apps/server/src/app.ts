@@ -1,8 +1,15 @@
 import { createSpecAjv, SPEC_ID } from '@platform-api/validator';
 import fastJsonStringify from 'fast-json-stringify';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import type { OpenApiDocument } from './api-types.js';
 import { LiveClients } from './auth/live-clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { VerifiedTokens } from './auth/tokens.js';
@@ -10,22 +17,26 @@ import { registerBodyParsers } from './body-parsers.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ServerConfig } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
+import { isUniqueViolation } from './db/errors.js';
 import { checkWebhookTarget } from './delivery/ssrf.js';
 import {
+  ApiProblem,
   answerClientError,
   asOAuthProblem,
+  type ErrorLimits,
+  errorLimitsOf,
   handleError,
   newTraceId,
   sendApiError,
   sendOAuthError,
 } from './errors.js';
 import { handlers } from './handlers/index.js';
-import type { Services } from './handlers/types.js';
 import { containsBigInt, stringifyExact } from './json.js';
 import { createLogger } from './logger.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
-import { loadPlatformSpec, type OpenApiDocument, servedOperations } from './spec.js';
-import { oauthValidationProblem, registerSpecRoutes, usesOAuthErrors } from './spec-routes.js';
+import type { Services } from './services.js';
+import { loadPlatformSpec, servedOperations } from './spec.js';
+import { noRouteAnswer, oauthValidationProblem, registerSpecRoutes, usesOAuthErrors } from './spec-routes.js';
 
 export interface BuildAppOptions {
   config: ServerConfig;
@@ -50,13 +61,45 @@ export interface PlatformApp {
  * the bundled description; handlers are looked up by operationId.
  */
 export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
-  const { config, database } = options;
-  const clock = options.clock ?? systemClock;
+  const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const doc = options.doc ?? loadPlatformSpec();
   const operations = servedOperations(doc);
   let shuttingDown = false;
+  const services = await createServices(options, logger, doc, () => shuttingDown);
 
+  const app = createFastify(config, logger, errorLimitsOf(doc));
+  validateWithSpec(app, doc);
+  serializeWithSpec(app, doc, logger);
+  registerBodyParsers(app, config);
+  const answerNoRoute = noRouteAnswer(operations);
+  app.setErrorHandler(answerErrors(answerNoRoute));
+  const limiter = new RateLimiter(config.rateLimit.max, config.rateLimit.windowMs, () =>
+    services.clock.now(),
+  );
+  if (limiter.enabled) sendRateLimitHeaders(app, limiter);
+  registerSpecRoutes(app, operations, handlers, services, limiter);
+  app.setNotFoundHandler(answerNoRoute);
+  await app.ready();
+
+  return {
+    app,
+    services,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+  };
+}
+
+/** What the handlers use; the signing keys and the live-client cache are loaded here. */
+async function createServices(
+  options: BuildAppOptions,
+  logger: Logger,
+  doc: OpenApiDocument,
+  isShuttingDown: () => boolean,
+): Promise<Services> {
+  const { config, database } = options;
+  const clock = options.clock ?? systemClock;
   const keys = new SigningKeys(database.db, clock, () => config.tokenTtlSeconds * 1000);
   // A key exists before the first token is asked for, so the published key set is never empty.
   await keys.current();
@@ -67,8 +110,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     issuer: () => config.publicUrl,
     verified: new VerifiedTokens(),
   };
-
-  const services: Services = {
+  return {
     db: database.db,
     dialect: database.dialect,
     clock,
@@ -77,9 +119,9 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     logger,
     tokens,
     checkWebhookTarget: options.checkWebhookTarget ?? checkWebhookTarget,
-    isShuttingDown: () => shuttingDown,
+    isShuttingDown,
     isReady: async () => {
-      if (shuttingDown) return false;
+      if (isShuttingDown()) return false;
       try {
         await sql`select 1`.execute(database.db);
         return true;
@@ -88,7 +130,10 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
       }
     },
   };
+}
 
+/** Fastify with our trace ids, limits and router options; what fails before routing answers in the spec's shape. */
+function createFastify(config: ServerConfig, logger: Logger, errorLimits: ErrorLimits): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -100,10 +145,14 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
       sendApiError(reply, 400, error.code === 'FST_ERR_BAD_URL' ? 'Malformed URL' : 'Bad request');
     },
     ajv: undefined,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, errorLimits),
   });
+  app.decorate('errorLimits', errorLimits);
+  return app;
+}
 
-  // Validation: Ajv 2020-12 with the whole bundle registered once; coercion only for path/query/header strings.
+/** Validation: Ajv 2020-12 with the whole bundle registered once; coercion only for path/query/header strings. */
+function validateWithSpec(app: FastifyInstance, doc: OpenApiDocument): void {
   const bodyAjv = createSpecAjv(doc as never, { coerce: false });
   const stringAjv = createSpecAjv(doc as never, { coerce: true });
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -118,8 +167,13 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
     Object.defineProperty(validateBody, 'schemaEnv', { value: validate.schemaEnv });
     return validateBody as never;
   });
-  // Response serialization: fast-json-stringify from the spec's response schema when it can compile it;
-  // plain JSON.stringify otherwise (it never drops or reshapes fields, and the tests validate every body).
+}
+
+/**
+ * Response serialization: fast-json-stringify from the spec's response schema when it can compile it;
+ * plain JSON.stringify otherwise (it never drops or reshapes fields, and the tests validate every body).
+ */
+function serializeWithSpec(app: FastifyInstance, doc: OpenApiDocument, logger: Logger): void {
   // Every schema reference in the bundle points into components.schemas: that part alone is what each
   // serializer resolves against (it walks what it is given once per route, and the whole bundle — paths,
   // examples, code samples — is four times as large: a third of the start-up time).
@@ -149,10 +203,16 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
       }
     };
   });
+}
 
-  registerBodyParsers(app, config);
-
-  app.setErrorHandler((error, request, reply) => {
+/** The error handler: every error in the spec's shapes, the token endpoint's as OAuth errors. */
+function answerErrors(answerNoRoute: (request: FastifyRequest, reply: FastifyReply) => FastifyReply) {
+  return (thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A unique index caught a concurrent request that won the race past a handler's own check (group
+    // names; users' e-mails are answered by their handler, handlers/users.ts).
+    const error = isUniqueViolation(thrown)
+      ? new ApiProblem(409, 'A resource with the same unique value was created concurrently.')
+      : thrown;
     const operation = request.routeOptions.config?.operation;
     // No route (e.g. a QUERY without Content-Type, which Fastify fails before routing): what is wrong
     // with the request does not matter, that the path has no such operation does (404 or 405).
@@ -161,28 +221,20 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
       if (Array.isArray((error as { validation?: unknown }).validation)) {
         return sendOAuthError(reply, oauthValidationProblem(error as never));
       }
-      return handleError(error as FastifyError, request, reply, asOAuthProblem);
+      return handleError(error, request, reply, asOAuthProblem);
     }
-    return handleError(error as FastifyError, request, reply);
-  });
-  const limiter = new RateLimiter(config.rateLimit.max, config.rateLimit.windowMs, () => clock.now());
-  // RateLimit-* on every response while the limiter is on. A request no operation counted (no route, a URL
-  // Fastify cannot read) counts here, against its IP; its answer is already decided.
-  if (limiter.enabled) {
-    app.addHook('onSend', (request, reply, payload, done) => {
-      const state = request.rateLimit ?? limiter.hit(`ip:${request.ip}`).state;
-      if (state) reply.headers(rateLimitHeaders(state));
-      done(null, payload);
-    });
-  }
-  const answerNoRoute = registerSpecRoutes(app, operations, handlers, services, limiter);
-  await app.ready();
-
-  return {
-    app,
-    services,
-    beginShutdown: () => {
-      shuttingDown = true;
-    },
+    return handleError(error, request, reply);
   };
+}
+
+/**
+ * RateLimit-* on every response while the limiter is on. A request no operation counted (no route, a URL
+ * Fastify cannot read) counts here, against its IP; its answer is already decided.
+ */
+function sendRateLimitHeaders(app: FastifyInstance, limiter: RateLimiter): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const state = request.rateLimit ?? limiter.hit(`ip:${request.ip}`).state;
+    if (state) reply.headers(rateLimitHeaders(state));
+    done(null, payload);
+  });
 }

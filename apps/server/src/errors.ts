@@ -1,9 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isUniqueViolation } from './db/errors.js';
-import type { Schemas } from './handlers/types.js';
-import { loadPlatformSpec } from './spec.js';
+import type { OpenApiDocument, Schemas } from './api-types.js';
 
 /*
  * THE error model. Two body shapes, both from the spec: ApiError (general) and OAuthError (token endpoint and
@@ -78,24 +76,34 @@ function requestPath(request: FastifyRequest): string {
  * a field name a client chose, one detail per invalid item) is clipped to them, so every body it sends
  * matches its schema.
  */
-let errorLimits:
-  | { path: number; message: number; details: number; field: number; detail: number; description: number }
-  | undefined;
-function limits() {
-  if (!errorLimits) {
-    const schemas = loadPlatformSpec().components.schemas;
-    const apiError = schemas.ApiError.properties;
-    const detail = schemas.ApiErrorDetail.properties;
-    errorLimits = {
-      path: apiError.path.maxLength,
-      message: apiError.message.maxLength,
-      details: apiError.details.maxItems,
-      field: detail.field.maxLength,
-      detail: detail.message.maxLength,
-      description: schemas.OAuthError.properties.error_description.maxLength,
-    };
+export interface ErrorLimits {
+  path: number;
+  message: number;
+  details: number;
+  field: number;
+  detail: number;
+  description: number;
+}
+
+export function errorLimitsOf(doc: OpenApiDocument): ErrorLimits {
+  const schemas = doc.components.schemas;
+  const apiError = schemas.ApiError.properties;
+  const detail = schemas.ApiErrorDetail.properties;
+  return {
+    path: apiError.path.maxLength,
+    message: apiError.message.maxLength,
+    details: apiError.details.maxItems,
+    field: detail.field.maxLength,
+    detail: detail.message.maxLength,
+    description: schemas.OAuthError.properties.error_description.maxLength,
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The limits of the spec the app is bound to (app.ts): every error reply is fitted to them. */
+    errorLimits: ErrorLimits;
   }
-  return errorLimits;
 }
 
 /**
@@ -109,19 +117,21 @@ function fit(text: string, max: number): string {
 }
 
 /** An ApiError body; `path` is left out when the request line could not be read. */
-export function apiErrorBody(error: {
-  status: number;
-  message?: string | undefined;
-  details?: FieldProblem[] | undefined;
-  path?: string;
-  toe: string;
-}): Schemas['ApiError'] {
+export function apiErrorBody(
+  error: {
+    status: number;
+    message?: string | undefined;
+    details?: FieldProblem[] | undefined;
+    path?: string;
+    toe: string;
+  },
+  max: ErrorLimits,
+): Schemas['ApiError'] {
   const body: Schemas['ApiError'] = {
     status: error.status,
     statusReason: STATUS_CODES[error.status] ?? 'Error',
     toe: error.toe,
   };
-  const max = limits();
   if (error.path !== undefined) body.path = fit(error.path, max.path);
   if (error.message !== undefined) body.message = fit(error.message, max.message);
   if (error.details && error.details.length > 0) {
@@ -146,13 +156,16 @@ export function sendApiError(
     .type('application/json; charset=utf-8')
     .serializer(JSON.stringify)
     .send(
-      apiErrorBody({
-        status,
-        message,
-        details,
-        path: requestPath(reply.request),
-        toe: String(reply.request.id ?? ''),
-      }),
+      apiErrorBody(
+        {
+          status,
+          message,
+          details,
+          path: requestPath(reply.request),
+          toe: String(reply.request.id ?? ''),
+        },
+        reply.server.errorLimits,
+      ),
     );
 }
 
@@ -160,7 +173,7 @@ export function sendOAuthError(reply: FastifyReply, problem: OAuthProblem): Fast
   for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
   const body: Record<string, unknown> = {
     error: problem.error,
-    error_description: fit(problem.description, limits().description),
+    error_description: fit(problem.description, reply.server.errorLimits.description),
   };
   if (problem.options.scope !== undefined) body.scope = problem.options.scope;
   return reply
@@ -248,11 +261,6 @@ export function problemFor(error: FastifyError | Error): ApiProblem | OAuthProbl
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new ApiProblem(status, STATUS_CODES[status] ?? 'Bad request');
   }
-  if (isUniqueViolation(error)) {
-    // A concurrent request won the race past a handler's own check (group names; users' e-mails are
-    // answered by their handler, handlers/users.ts).
-    return new ApiProblem(409, 'A resource with the same unique value was created concurrently.');
-  }
   return undefined;
 }
 
@@ -308,13 +316,17 @@ const PARSER_ERRORS: Record<string, { status: number; message: string }> = {
  * path, headers over the size limit): an ApiError like every other 4xx, then the connection is closed —
  * and says so, so keep-alive clients do not send their next request into a dead socket.
  */
-export function answerClientError(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+export function answerClientError(
+  error: Error & { code?: string },
+  socket: import('node:net').Socket,
+  limits: ErrorLimits,
+): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, message } = PARSER_ERRORS[error.code ?? ''] ?? {
     status: 400,
     message: 'The request is not valid HTTP/1.1',
   };
-  const body = JSON.stringify(apiErrorBody({ status, message, toe: newTraceId() }));
+  const body = JSON.stringify(apiErrorBody({ status, message, toe: newTraceId() }, limits));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -2,8 +2,9 @@ import { type Operation, rebaseRefs, templateToRegExp } from '@platform-api/vali
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { createGuard } from './auth/guard.js';
 import { ApiProblem, type FieldProblem, OAuthProblem, sendApiError, validationDetails } from './errors.js';
-import type { Handler, HandlerMap, Services } from './handlers/types.js';
+import type { Handler, HandlerMap } from './handlers/types.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Services } from './services.js';
 import { toFastifyPath } from './spec.js';
 
 /*
@@ -128,68 +129,27 @@ export function oauthValidationProblem(error: {
   return new OAuthProblem(400, 'invalid_request', text || 'Invalid token request');
 }
 
+/** One route per operation, each with its guard, request checks and deprecation headers. */
 export function registerSpecRoutes(
   app: FastifyInstance,
   operations: Operation[],
   handlers: HandlerMap,
   services: Services,
   limiter: RateLimiter,
-): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
-  /** Spec path → the methods it offers (HEAD with GET): what a 405's Allow lists. */
-  const methodsByPath = new Map<string, Set<string>>();
-
+): void {
+  const guardDependencies = { tokens: services.tokens, db: services.db, clock: services.clock, limiter };
   for (const operation of operations) {
     const handler = (handlers as Record<string, Handler | undefined>)[operation.operationId];
     if (!handler) throw new Error(`no handler for operation ${operation.operationId}`);
-    const url = toFastifyPath(operation.path);
-    const method = operation.method.toUpperCase();
-    const methods = methodsByPath.get(operation.path) ?? new Set<string>();
-    methods.add(method);
-    if (method === 'GET') methods.add('HEAD');
-    methodsByPath.set(operation.path, methods);
-    const guard = createGuard(operation, services, limiter);
-    const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
-    const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
-    const successStatus = operation.successStatus ?? 200;
+    const guard = createGuard(operation, guardDependencies);
+    const checkRequestText = requestTextCheck(operation);
     // Health checks are polled every few seconds by orchestrators: their requests are not worth a log
     // line each; their warnings and errors still are.
     const polled = (operation.node.tags as string[] | undefined)?.includes('Health') ?? false;
     const deprecation = deprecationHeaders(operation);
-    // Hooks only where they have something to check: every hook costs each request a step (and a promise).
-    const checksRequestText =
-      operation.parameters.some((p) => p.node.in === 'path' || p.node.in === 'query') ||
-      operation.requestBody !== undefined;
-
-    /** Text with NUL refused; a body of a media type the operation does not take refused (415). */
-    const checkRequestText = (request: FastifyRequest) => {
-      const nul = [
-        ...nulFields(request.params, 'path'),
-        // Only declared query parameters matter; undeclared ones are ignored, never stored.
-        ...nulFields(pick(request.query, queryNames), 'query'),
-        ...(typeof request.body === 'object' && !Buffer.isBuffer(request.body)
-          ? nulFields(request.body, 'body')
-          : []),
-      ];
-      if (nul.length > 0) throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
-      if (!operation.requestBody) return;
-      const mediaType = mediaTypeOf(request);
-      const accepted = mediaType !== undefined && bodyMediaTypes.includes(mediaType);
-      // An empty body is no body, whatever its Content-Type (body-parsers.ts); an empty CSV is a CSV
-      // without rows only where CSV is accepted. A JSON `null` is a body, left to the schema.
-      if (request.body === undefined || (request.body === '' && !accepted)) {
-        if (operation.requestBody.required) {
-          throw new ApiProblem(400, `A request body (${bodyMediaTypes.join(' or ')}) is required`);
-        }
-        return;
-      }
-      if (!accepted) {
-        throw new ApiProblem(415, `Content-Type must be ${bodyMediaTypes.join(' or ')}`);
-      }
-    };
-
     app.route({
-      method: method as 'GET',
-      url,
+      method: operation.method.toUpperCase() as 'GET',
+      url: toFastifyPath(operation.path),
       schema: fastifySchemaFor(operation),
       config: { operation },
       ...(polled ? { logLevel: 'warn' } : {}),
@@ -202,7 +162,7 @@ export function registerSpecRoutes(
         : {}),
       ...(guard.onRequest ? { onRequest: guard.onRequest } : {}),
       ...(guard.preHandler ? { preHandler: guard.preHandler } : {}),
-      ...(checksRequestText
+      ...(checkRequestText
         ? {
             // Synchronous, in Fastify's callback style: no promise per request.
             preValidation: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
@@ -215,46 +175,106 @@ export function registerSpecRoutes(
             },
           }
         : {}),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const result = await handler({
-          request,
-          reply,
-          operation,
-          services,
-          auth: request.auth,
-          client: request.apiClient,
-          callback: request.callback,
-          params: request.params as never,
-          query: request.query as never,
-          body: request.body as never,
-        });
-        const status = result.status ?? successStatus;
-        const documented = operation.responses[String(status)];
-        if (!documented)
-          throw new Error(`${operation.operationId} answered ${status}, which the spec does not document`);
-        for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-        reply.code(status);
-        const content = documented.content as Record<string, unknown> | undefined;
-        if (!content || result.body === undefined) return reply.send();
-        const mediaType = Object.keys(content)[0]!;
-        if (mediaType === 'application/json') {
-          return reply.type('application/json; charset=utf-8').send(result.body);
-        }
-        return reply
-          .type(mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType)
-          .send(String(result.body));
-      },
+      handler: answerWith(operation, handler, services),
     });
   }
+}
 
-  // No route: a known path with a method it does not offer — any method, TRACE and PROPFIND included — is
-  // 405 with Allow (RFC 9110 §15.5.6); anything else is 404.
+/**
+ * The check of the text a request sends: NUL refused everywhere; a body of a media type the operation
+ * does not take refused (415), a required one missing refused (400). Undefined for an operation with
+ * nothing to check: every hook costs each request a step (and a promise).
+ */
+function requestTextCheck(operation: Operation): ((request: FastifyRequest) => void) | undefined {
+  const checksRequestText =
+    operation.parameters.some((p) => p.node.in === 'path' || p.node.in === 'query') ||
+    operation.requestBody !== undefined;
+  if (!checksRequestText) return undefined;
+  const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
+  const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
+  return (request) => {
+    const nul = [
+      ...nulFields(request.params, 'path'),
+      // Only declared query parameters matter; undeclared ones are ignored, never stored.
+      ...nulFields(pick(request.query, queryNames), 'query'),
+      ...(typeof request.body === 'object' && !Buffer.isBuffer(request.body)
+        ? nulFields(request.body, 'body')
+        : []),
+    ];
+    if (nul.length > 0) throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
+    if (!operation.requestBody) return;
+    const mediaType = mediaTypeOf(request);
+    const accepted = mediaType !== undefined && bodyMediaTypes.includes(mediaType);
+    // An empty body is no body, whatever its Content-Type (body-parsers.ts); an empty CSV is a CSV
+    // without rows only where CSV is accepted. A JSON `null` is a body, left to the schema.
+    if (request.body === undefined || (request.body === '' && !accepted)) {
+      if (operation.requestBody.required) {
+        throw new ApiProblem(400, `A request body (${bodyMediaTypes.join(' or ')}) is required`);
+      }
+      return;
+    }
+    if (!accepted) {
+      throw new ApiProblem(415, `Content-Type must be ${bodyMediaTypes.join(' or ')}`);
+    }
+  };
+}
+
+/** The route handler: runs the operation's handler and sends its answer as the spec documents it. */
+function answerWith(operation: Operation, handler: Handler, services: Services) {
+  const successStatus = operation.successStatus ?? 200;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const result = await handler({
+      request,
+      reply,
+      operation,
+      services,
+      auth: request.auth,
+      client: request.apiClient,
+      callback: request.callback,
+      params: request.params as never,
+      query: request.query as never,
+      body: request.body as never,
+    });
+    const status = result.status ?? successStatus;
+    const documented = operation.responses[String(status)];
+    if (!documented)
+      throw new Error(`${operation.operationId} answered ${status}, which the spec does not document`);
+    for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+    reply.code(status);
+    const content = documented.content as Record<string, unknown> | undefined;
+    if (!content || result.body === undefined) return reply.send();
+    const mediaType = Object.keys(content)[0]!;
+    if (mediaType === 'application/json') {
+      return reply.type('application/json; charset=utf-8').send(result.body);
+    }
+    return reply
+      .type(mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType)
+      .send(String(result.body));
+  };
+}
+
+/**
+ * The answer when no route matches: a known path with a method it does not offer — any method, TRACE and
+ * PROPFIND included — is 405 with Allow (RFC 9110 §15.5.6); anything else is 404.
+ */
+export function noRouteAnswer(
+  operations: Operation[],
+): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  /** Spec path → the methods it offers (HEAD with GET): what a 405's Allow lists. */
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const operation of operations) {
+    const method = operation.method.toUpperCase();
+    const methods = methodsByPath.get(operation.path) ?? new Set<string>();
+    methods.add(method);
+    if (method === 'GET') methods.add('HEAD');
+    methodsByPath.set(operation.path, methods);
+  }
   const knownPaths = [...methodsByPath].map(([path, methods]) => ({
     pattern: templateToRegExp(path),
     methods,
     allow: [...methods].sort().join(', '),
   }));
-  const answerNoRoute = (request: FastifyRequest, reply: FastifyReply) => {
+  return (request, reply) => {
     const path = (request.raw.url ?? request.url).split('?')[0] ?? '/';
     const known = knownPaths.find((candidate) => candidate.pattern.test(path));
     if (known && !known.methods.has(request.method)) {
@@ -264,8 +284,6 @@ export function registerSpecRoutes(
     }
     return sendApiError(reply, 404, `No route for ${request.method} ${path}`);
   };
-  app.setNotFoundHandler(answerNoRoute);
-  return answerNoRoute;
 }
 
 /**

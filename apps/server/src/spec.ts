@@ -1,13 +1,11 @@
 import { collectOperations, loadBundle, type Operation } from '@platform-api/validator';
+import type { OpenApiDocument } from './api-types.js';
 
 /*
  * The bundled platform description (spec/dist/platform.openapi.json, full, with x-internal operations),
  * read through @platform-api/validator, the one model of the spec: everything the server knows about
  * routes, parameters, schemas, status codes, content types and scopes comes from there.
  */
-
-// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked generically.
-export type OpenApiDocument = Record<string, any>;
 
 export function loadPlatformSpec(): OpenApiDocument {
   return loadBundle('platform');

@@ -3,9 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ChannelRow } from '../src/chat/access.js';
 import type { DatabaseHandle } from '../src/db/database.js';
 import { emitChatEvent } from '../src/events/emit.js';
-import type { ChannelRow } from '../src/handlers/chat-access.js';
+import { newUserRow } from '../src/user-rows.js';
 import { describeEachDialect, freshDatabase } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -57,23 +58,12 @@ describeEachDialect('emitting an event on %s', (dialect) => {
     for (let i = 0; i < subscriptions; i++) {
       const { id: ownerId } = await database.db
         .insertInto('users')
-        .values({
-          instance_id: instanceId,
-          name: `Owner ${i}`,
-          email: `owner${i}@emit.example.com`,
-          role: 'Participant',
-          role_id: null,
-          title: null,
-          alternate_email: null,
-          phone: null,
-          location: null,
-          timezone: null,
-          locale: null,
-          employee_number: null,
-          created_at: now,
-          updated_at: now,
-          deleted_at: null,
-        })
+        .values(
+          newUserRow(
+            { instanceId, name: `Owner ${i}`, email: `owner${i}@emit.example.com`, role: 'Participant' },
+            now,
+          ),
+        )
         .returning('id')
         .executeTakeFirstOrThrow();
       const ownerAccess = i % 2 === 0;

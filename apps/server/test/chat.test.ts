@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withCallbackToken } from '../src/delivery/callback-tokens.js';
+import { withCallbackToken } from '../src/auth/callback-tokens.js';
 import { checkWebhookTarget } from '../src/delivery/ssrf.js';
 import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { Database } from '../db/schema.js';
+import { newUserRow } from '../user-rows.js';
 import { CLIENT_REVOKED_CHANNEL } from './live-clients.js';
 import { hashSecret, randomToken } from './secrets.js';
 
@@ -58,23 +59,18 @@ export async function ensureInstance(
       .executeTakeFirstOrThrow();
     await trx
       .insertInto('users')
-      .values({
-        instance_id: instance.id,
-        name: 'Admin',
-        email: `admin@${domain}`,
-        role: 'Admin',
-        role_id: null,
-        title: 'Administrator',
-        alternate_email: null,
-        phone: null,
-        location: null,
-        timezone: null,
-        locale: null,
-        employee_number: null,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-      })
+      .values(
+        newUserRow(
+          {
+            instanceId: instance.id,
+            name: 'Admin',
+            email: `admin@${domain}`,
+            role: 'Admin',
+            title: 'Administrator',
+          },
+          now,
+        ),
+      )
       .execute();
     return instance;
   });

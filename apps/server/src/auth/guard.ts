@@ -1,14 +1,16 @@
 import type { Operation } from '@platform-api/validator';
 import type { FastifyRequest } from 'fastify';
-import { CALLBACK_TOKEN_HEADER } from '../delivery/callback-tokens.js';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/schema.js';
 import { ApiProblem, OAuthProblem } from '../errors.js';
-import type { Services } from '../handlers/types.js';
 import type { RateLimiter, RateLimitState } from '../rate-limit.js';
-import { sha256Hex } from './secrets.js';
+import { CALLBACK_TOKEN_HEADER, type CallbackGrant, verifyCallbackToken } from './callback-tokens.js';
 import {
   type AuthContext,
   type AuthenticatedClient,
   authenticateClient,
+  type TokenSettings,
   verifyAccessToken,
 } from './tokens.js';
 
@@ -30,7 +32,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth?: AuthContext;
     apiClient?: AuthenticatedClient;
-    callback?: { instanceId: number; integrationId: string; channelId: string };
+    callback?: CallbackGrant;
     /** HTTP Basic credentials as sent, checked against the database in the second phase. */
     basicCredentials?: { id: string; secret: string };
     /** The window this request was counted in: sent back as RateLimit-* headers (app.ts). */
@@ -72,115 +74,132 @@ const invalidClient = (credentialsSent: boolean) =>
 const invalidCallback = (message: string) =>
   new ApiProblem(401, message, { headers: { 'www-authenticate': CALLBACK_REALM } });
 
-export function createGuard(operation: Operation, services: Services, limiter: RateLimiter): Guard {
+const CALLBACK_NOT_VALID = `The ${CALLBACK_TOKEN_HEADER} is not valid for this channel`;
+
+const INVALID_TOKEN = 'The access token is invalid, expired or revoked';
+
+/** What the guard checks credentials against. */
+export interface GuardDependencies {
+  tokens: TokenSettings;
+  db: Kysely<Database>;
+  clock: Clock;
+  limiter: RateLimiter;
+}
+
+/** The one way an operation is secured (each operation of the spec declares at most one requirement). */
+type Security = { scheme: 'public' | 'basicAuth' | 'chatBotToken' } | { scheme: 'oauth2'; scopes: string[] };
+
+function securityOf(operation: Operation): Security {
   const requirements = operation.security;
-  const isPublic = requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0);
+  if (requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0)) {
+    return { scheme: 'public' };
+  }
+  if (requirements.some((r) => 'basicAuth' in r)) return { scheme: 'basicAuth' };
+  if (requirements.some((r) => 'chatBotToken' in r)) return { scheme: 'chatBotToken' };
   const oauth = requirements.find((r) => 'oauth2' in r);
-  const basic = requirements.some((r) => 'basicAuth' in r);
-  const botToken = requirements.some((r) => 'chatBotToken' in r);
-  const requiredScopes = oauth?.oauth2 ?? [];
-  if (!isPublic && !oauth && !basic && !botToken) {
-    // A security scheme this server does not know: refuse to start rather than let requests through.
-    throw new Error(
-      `${operation.operationId}: unsupported security requirement ${JSON.stringify(requirements)}`,
-    );
+  if (oauth) return { scheme: 'oauth2', scopes: oauth.oauth2 ?? [] };
+  // A security scheme this server does not know: refuse to start rather than let requests through.
+  throw new Error(
+    `${operation.operationId}: unsupported security requirement ${JSON.stringify(requirements)}`,
+  );
+}
+
+/** Counts the request against `key` (its client once the token is verified, else its IP): 429 past the limit. */
+function countRequest(limiter: RateLimiter, request: FastifyRequest, key: string): void {
+  const decision = limiter.hit(key);
+  request.rateLimit = decision.state;
+  if (!decision.allowed) {
+    throw new ApiProblem(429, `Rate limit reached; retry in ${decision.retryAfterSeconds} seconds.`, {
+      headers: { 'retry-after': String(decision.retryAfterSeconds) },
+    });
   }
+}
 
-  // Every request counts once, against its client once the token is verified, else against its IP.
-  const rateLimit = (request: FastifyRequest, key: string) => {
-    const decision = limiter.hit(key);
-    request.rateLimit = decision.state;
-    if (!decision.allowed) {
-      throw new ApiProblem(429, `Rate limit reached; retry in ${decision.retryAfterSeconds} seconds.`, {
-        headers: { 'retry-after': String(decision.retryAfterSeconds) },
-      });
-    }
-  };
+/** The bearer token's whole check: form, signature and revocation, rate limit, then the scopes. */
+async function checkBearer(request: FastifyRequest, deps: GuardDependencies, scopes: string[]) {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
+  if (!match) {
+    countRequest(deps.limiter, request, `ip:${request.ip}`);
+    throw new ApiProblem(401, 'Full authentication is required to access this resource', {
+      headers: { 'www-authenticate': BEARER_REALM },
+    });
+  }
+  const auth = await verifyAccessToken(deps.tokens, match[1]!);
+  if (!auth) {
+    countRequest(deps.limiter, request, `ip:${request.ip}`);
+    throw new OAuthProblem(401, 'invalid_token', INVALID_TOKEN, {
+      headers: {
+        'www-authenticate': `${BEARER_REALM}, error="invalid_token", error_description="${INVALID_TOKEN}"`,
+      },
+    });
+  }
+  countRequest(deps.limiter, request, `client:${auth.clientId}`);
+  if (scopes.some((s) => !auth.scopes.includes(s))) {
+    const scope = scopes.join(' ');
+    throw new OAuthProblem(403, 'insufficient_scope', 'Insufficient scope for this resource', {
+      scope,
+      headers: { 'www-authenticate': `${BEARER_REALM}, error="insufficient_scope", scope="${scope}"` },
+    });
+  }
+  request.auth = auth;
+}
 
-  async function onRequest(request: FastifyRequest): Promise<void> {
-    if (isPublic) {
-      rateLimit(request, `ip:${request.ip}`);
-      return;
-    }
+/** First phase for the credentials checked later against the database: present and well-formed. */
+function checkCredentialsForm(request: FastifyRequest, scheme: 'basicAuth' | 'chatBotToken'): void {
+  if (scheme === 'basicAuth') {
+    const credentials = parseBasic(request.headers.authorization);
+    if (!credentials) throw invalidClient(false);
+    request.basicCredentials = credentials;
+    return;
+  }
+  const token = request.headers[CALLBACK_TOKEN_HEADER];
+  if (typeof token !== 'string') throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} header is required`);
+  if (!/^[0-9a-f]{64}$/.test(token)) throw invalidCallback(CALLBACK_NOT_VALID);
+}
 
-    if (basic) {
-      rateLimit(request, `ip:${request.ip}`);
-      const credentials = parseBasic(request.headers.authorization);
-      if (!credentials) throw invalidClient(false);
-      request.basicCredentials = credentials;
-      return;
-    }
+/** Second phase, after validation: the client secret, or the callback token for the channel posted to. */
+async function checkCredentials(
+  request: FastifyRequest,
+  deps: GuardDependencies,
+  scheme: 'basicAuth' | 'chatBotToken',
+): Promise<void> {
+  if (scheme === 'basicAuth') {
+    if (!request.basicCredentials) throw invalidClient(false);
+    const { id, secret } = request.basicCredentials;
+    const client = await authenticateClient(deps.db, id, secret);
+    if (!client) throw invalidClient(true);
+    request.apiClient = client;
+    return;
+  }
+  const token = request.headers[CALLBACK_TOKEN_HEADER] as string;
+  const { channelId } = request.params as { channelId: string };
+  const grant = await verifyCallbackToken(deps.db, token, channelId, deps.clock.now());
+  if (grant === 'unknown') throw invalidCallback(CALLBACK_NOT_VALID);
+  if (grant === 'expired') {
+    throw invalidCallback('The callback has expired (callbacks are valid for one hour after the event)');
+  }
+  request.callback = grant;
+}
 
-    if (botToken) {
-      rateLimit(request, `ip:${request.ip}`);
-      const token = request.headers[CALLBACK_TOKEN_HEADER];
-      if (typeof token !== 'string') throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} header is required`);
-      if (!/^[0-9a-f]{64}$/.test(token))
-        throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} is not valid for this channel`);
-      return;
-    }
-
-    const header = request.headers.authorization;
-    const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
-    if (!match) {
-      rateLimit(request, `ip:${request.ip}`);
-      throw new ApiProblem(401, 'Full authentication is required to access this resource', {
-        headers: { 'www-authenticate': BEARER_REALM },
-      });
-    }
-    const auth = await verifyAccessToken(services.tokens, match[1]!);
-    if (!auth) {
-      rateLimit(request, `ip:${request.ip}`);
-      throw new OAuthProblem(401, 'invalid_token', 'The access token is invalid, expired or revoked', {
-        headers: {
-          'www-authenticate': `${BEARER_REALM}, error="invalid_token", error_description="The access token is invalid, expired or revoked"`,
+export function createGuard(operation: Operation, deps: GuardDependencies): Guard {
+  const security = securityOf(operation);
+  switch (security.scheme) {
+    case 'public':
+      // With the limiter off, a public operation has nothing to count or check.
+      if (!deps.limiter.enabled) return {};
+      return { onRequest: async (request) => countRequest(deps.limiter, request, `ip:${request.ip}`) };
+    case 'oauth2':
+      return { onRequest: (request) => checkBearer(request, deps, security.scopes) };
+    default: {
+      const { scheme } = security;
+      return {
+        onRequest: async (request) => {
+          countRequest(deps.limiter, request, `ip:${request.ip}`);
+          checkCredentialsForm(request, scheme);
         },
-      });
-    }
-    rateLimit(request, `client:${auth.clientId}`);
-    const missing = requiredScopes.filter((s) => !auth.scopes.includes(s));
-    if (missing.length > 0) {
-      const scope = requiredScopes.join(' ');
-      throw new OAuthProblem(403, 'insufficient_scope', 'Insufficient scope for this resource', {
-        scope,
-        headers: { 'www-authenticate': `${BEARER_REALM}, error="insufficient_scope", scope="${scope}"` },
-      });
-    }
-    request.auth = auth;
-  }
-
-  async function preHandler(request: FastifyRequest): Promise<void> {
-    if (basic && request.basicCredentials) {
-      const { id, secret } = request.basicCredentials;
-      const client = await authenticateClient(services.db, id, secret);
-      if (!client) throw invalidClient(true);
-      request.apiClient = client;
-      return;
-    }
-    if (botToken) {
-      const token = request.headers[CALLBACK_TOKEN_HEADER] as string;
-      const { channelId } = request.params as { channelId: string };
-      const row = await services.db
-        .selectFrom('callback_tokens')
-        .select(['instance_id', 'integration_id', 'channel_id', 'expires_at'])
-        .where('token_hash', '=', sha256Hex(token))
-        .where('channel_id', '=', channelId)
-        .executeTakeFirst();
-      if (!row) throw invalidCallback(`The ${CALLBACK_TOKEN_HEADER} is not valid for this channel`);
-      if (row.expires_at <= services.clock.now()) {
-        throw invalidCallback('The callback has expired (callbacks are valid for one hour after the event)');
-      }
-      request.callback = {
-        instanceId: row.instance_id,
-        integrationId: row.integration_id,
-        channelId: row.channel_id,
+        preHandler: (request) => checkCredentials(request, deps, scheme),
       };
     }
   }
-
-  return {
-    // A public operation with the limiter off has nothing to count or check.
-    ...(isPublic && !limiter.enabled ? {} : { onRequest }),
-    ...(basic || botToken ? { preHandler } : {}),
-  };
 }

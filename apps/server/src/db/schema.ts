@@ -179,7 +179,7 @@ export interface EventDeliveriesTable {
   url: string;
   /**
    * JSON payload, valid against the spec's webhook schema once the callback token is put in at send time
-   * (it is never stored in clear: delivery/callback-tokens.ts).
+   * (it is never stored in clear: auth/callback-tokens.ts).
    */
   payload: string;
   /** JSON array of {name, value}: the integration's configured headers, snapshotted. */

@@ -3,10 +3,10 @@
 // what came of it — delivered, retry later (schedule.ts), failed, or its subscription disabled on 410.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { withCallbackToken } from '../auth/callback-tokens.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database } from '../db/schema.js';
-import { withCallbackToken } from './callback-tokens.js';
 import { deliveryHeaders } from './headers.js';
 import {
   type ClaimedDelivery,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType, WebhookPayload } from '@platform-api/client/types';
 import type { Insertable, Kysely } from 'kysely';
+import { ChannelAccess, type ChannelRow } from '../chat/access.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database, EventDeliveriesTable } from '../db/schema.js';
-import { ChannelAccess, type ChannelRow } from '../handlers/chat-access.js';
 
 /*
  * Event emission into the outbox (event_deliveries). Called with the transaction of the action that
@@ -46,18 +46,8 @@ export const chatUser = (user: { id: number; name: string; email: string }) => (
 /** `/deploy`, `deploy` and `/Deploy` are the same command. */
 export const normaliseCommand = (command: string): string => `/${command.replace(/^\//, '').toLowerCase()}`;
 
-/** Writes one outbox row per subscription that matches the event. Returns how many were written. */
-export async function emitChatEvent(
-  trx: Kysely<Database>,
-  services: EmitServices,
-  input: ChatEventInput,
-): Promise<number> {
-  const now = services.clock.now();
-  const instance = await trx
-    .selectFrom('instances')
-    .select(['domain'])
-    .where('id', '=', input.instanceId)
-    .executeTakeFirstOrThrow();
+/** The enabled subscriptions of the instance to the event's type (a slash command's: to that command). */
+async function matchingSubscriptions(trx: Kysely<Database>, input: ChatEventInput) {
   const subscriptions = await trx
     .selectFrom('subscriptions')
     .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')
@@ -79,64 +69,92 @@ export async function emitChatEvent(
     .where('subscriptions.disabled_at', 'is', null)
     .orderBy('subscriptions.created_at')
     .execute();
-  const matching = subscriptions.filter(
+  return subscriptions.filter(
     (subscription) =>
       input.type !== 'SLASH_COMMAND' ||
       (input.command !== undefined &&
         subscription.slashCommand !== null &&
         normaliseCommand(subscription.slashCommand) === normaliseCommand(input.command)),
   );
-  if (matching.length === 0) return 0;
+}
 
-  // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
-  const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
-  const access = await ChannelAccess.load(trx, input.instanceId, owners, [input.channel]);
+type MatchingSubscription = Awaited<ReturnType<typeof matchingSubscriptions>>[number];
 
+/** The payload members every delivery of the event shares. */
+function sharedMembers(input: ChatEventInput, domain: string, services: EmitServices) {
   const channel: Record<string, string> = { id: input.channel.id, title: input.channel.title };
   if (input.channel.parent_id !== null) channel.parentId = input.channel.parent_id;
   // The callback's token is not minted here: the outbox would keep it in clear. The dispatcher mints one
-  // for each attempt and stores only its hash (delivery/callback-tokens.ts).
+  // for each attempt and stores only its hash (auth/callback-tokens.ts).
   const callback = {
     url: `${services.config.publicUrl}/v1/chat/bots/message/${encodeURIComponent(input.channel.id)}`,
     headers: {},
   };
+  return { organization: { domain }, channel, callback };
+}
 
-  const rows: Insertable<EventDeliveriesTable>[] = matching
+/** The outbox row of one subscription's delivery: its id is the event id. */
+function outboxRow(
+  input: ChatEventInput,
+  subscription: MatchingSubscription,
+  shared: ReturnType<typeof sharedMembers>,
+  now: number,
+): Insertable<EventDeliveriesTable> {
+  const id = randomUUID();
+  const payload = {
+    event: { type: input.type, id },
+    owner: chatUser({
+      id: subscription.owner_id,
+      name: subscription.ownerName,
+      email: subscription.ownerEmail,
+    }),
+    organization: shared.organization,
+    channel: shared.channel,
+    callback: shared.callback,
+    ...input.details,
+  };
+  return {
+    id,
+    instance_id: input.instanceId,
+    integration_id: subscription.integrationId,
+    subscription_id: subscription.subscriptionId,
+    event_type: input.type,
+    url: subscription.url,
+    payload: JSON.stringify(payload),
+    headers: subscription.headers,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: null,
+    locked_by: null,
+    last_status: null,
+    last_error: null,
+    created_at: now,
+    delivered_at: null,
+  };
+}
+
+/** Writes one outbox row per subscription that matches the event. Returns how many were written. */
+export async function emitChatEvent(
+  trx: Kysely<Database>,
+  services: EmitServices,
+  input: ChatEventInput,
+): Promise<number> {
+  const now = services.clock.now();
+  const instance = await trx
+    .selectFrom('instances')
+    .select(['domain'])
+    .where('id', '=', input.instanceId)
+    .executeTakeFirstOrThrow();
+  const matching = await matchingSubscriptions(trx, input);
+  if (matching.length === 0) return 0;
+  // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
+  const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
+  const access = await ChannelAccess.load(trx, input.instanceId, owners, [input.channel]);
+  const shared = sharedMembers(input, instance.domain, services);
+  const rows = matching
     .filter((subscription) => access.isActiveOn(subscription, input.channel))
-    .map((subscription) => {
-      const id = randomUUID();
-      const payload = {
-        event: { type: input.type, id },
-        owner: chatUser({
-          id: subscription.owner_id,
-          name: subscription.ownerName,
-          email: subscription.ownerEmail,
-        }),
-        organization: { domain: instance.domain },
-        channel,
-        callback,
-        ...input.details,
-      };
-      return {
-        id,
-        instance_id: input.instanceId,
-        integration_id: subscription.integrationId,
-        subscription_id: subscription.subscriptionId,
-        event_type: input.type,
-        url: subscription.url,
-        payload: JSON.stringify(payload),
-        headers: subscription.headers,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        locked_until: null,
-        locked_by: null,
-        last_status: null,
-        last_error: null,
-        created_at: now,
-        delivered_at: null,
-      };
-    });
+    .map((subscription) => outboxRow(input, subscription, shared, now));
   if (rows.length > 0) await trx.insertInto('event_deliveries').values(rows).execute();
   return rows.length;
 }

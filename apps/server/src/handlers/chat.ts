@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import type { Schemas } from '../api-types.js';
+import type { AuthContext } from '../auth/tokens.js';
+import {
+  ChannelAccess,
+  type ChannelRow,
+  findAccessibleChannel,
+  findChannel,
+  isMember,
+} from '../chat/access.js';
 import type { Database, MessagesTable } from '../db/schema.js';
 import { ApiProblem } from '../errors.js';
 import { chatUser, emitChatEvent } from '../events/emit.js';
-import {
-  accessibleChannelOr404,
-  ChannelAccess,
-  type ChannelRow,
-  findChannel,
-  isMember,
-} from './chat-access.js';
-import { iso, isStorableId, locationOf, notFoundProblem, paging } from './common.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { foundOr404, iso, isStorableId, locationOf, notFoundProblem, paged, paging } from './common.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 /*
  * The minimal chat domain (x-internal operations) that makes events happen: channels (public/private),
@@ -83,6 +85,11 @@ async function caller(db: Kysely<Database>, instanceId: number, userId: number) 
   return user;
 }
 
+/** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
+function accessibleChannelOr404(db: Kysely<Database>, auth: AuthContext, channelId: string) {
+  return foundOr404(findAccessibleChannel(db, auth.instanceId, auth.userId, channelId), 'channel', channelId);
+}
+
 export const chatHandlers = {
   async listChannels(ctx) {
     const auth = requireAuth(ctx);
@@ -122,19 +129,14 @@ export const chatHandlers = {
 
   async getChannel(ctx) {
     const auth = requireAuth(ctx);
-    const row = await accessibleChannelOr404(
-      ctx.services.db,
-      auth.instanceId,
-      auth.userId,
-      ctx.params.channelId,
-    );
+    const row = await accessibleChannelOr404(ctx.services.db, auth, ctx.params.channelId);
     return { body: channelBody(row) };
   },
 
   async joinChannel(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock, config } = ctx.services;
-    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
     const userIds = ctx.body.userIds as number[];
     // Ids beyond the stored range exist nowhere (and an empty IN list is an error on PostgreSQL).
     const storable = userIds.filter(isStorableId);
@@ -190,7 +192,7 @@ export const chatHandlers = {
   async leaveChannel(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock, config } = ctx.services;
-    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
     const userId: number = ctx.params.userId;
     const user = isStorableId(userId)
       ? await db
@@ -225,7 +227,7 @@ export const chatHandlers = {
   async postMessage(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock, config } = ctx.services;
-    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
     const author = await caller(db, auth.instanceId, auth.userId);
     const row = {
       id: randomUUID(),
@@ -256,22 +258,19 @@ export const chatHandlers = {
   async listMessages(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
-    const { limit, offset } = paging(ctx.query);
-    const rows = await messagesWithAuthors(db)
+    const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
+    const inOrder = messagesWithAuthors(db)
       .where('messages.channel_id', '=', channel.id)
       .orderBy('messages.created_at')
-      .orderBy('messages.id')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+      .orderBy('messages.id');
+    const rows = await paged(inOrder, ctx.query).execute();
     return { body: { messages: rows.map(messageBody) } };
   },
 
   async createThread(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock, config } = ctx.services;
-    let parent = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    let parent = await accessibleChannelOr404(db, auth, ctx.params.channelId);
     // Threads do not nest: a thread started from a thread belongs to the same top-level channel.
     if (parent.parent_id !== null)
       parent = (await findChannel(db, auth.instanceId, parent.parent_id)) ?? parent;
@@ -309,7 +308,7 @@ export const chatHandlers = {
   async invokeSlashCommand(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock, config } = ctx.services;
-    const channel = await accessibleChannelOr404(db, auth.instanceId, auth.userId, ctx.params.channelId);
+    const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
     const author = await caller(db, auth.instanceId, auth.userId);
     const commandLine = ctx.body.commandLine as string;
     const command = commandLine.split(' ')[0]!;

@@ -46,17 +46,38 @@ export function paging(query: { limit?: number; offset?: number }): { limit: num
   return { limit: query.limit, offset: Math.min(query.offset, MAX_STORED_ID) };
 }
 
+/** One page of a list query: the operation's limit and offset (see paging). */
+export function paged<Q extends { limit(limit: number): Q; offset(offset: number): Q }>(
+  query: Q,
+  parameters: { limit?: number; offset?: number },
+): Q {
+  const { limit, offset } = paging(parameters);
+  return query.limit(limit).offset(offset);
+}
+
 /** The resource's address relative to the server (Location is a uri-reference in the spec). */
 export const locationOf = (path: string): Record<string, string> => ({ location: path });
 
 export const notFoundProblem = (what: string, id: string | number) =>
   new ApiProblem(404, `No ${what} with id ${id}.`);
 
-/** Conflicts checked in code (clear message); unique indexes back them up against races (see errors.ts). */
+/** What a lookup found, or the 404 its id answers with (a hidden record answers like a missing one). */
+export async function foundOr404<T>(
+  lookup: Promise<T | undefined>,
+  what: string,
+  id: string | number,
+): Promise<T> {
+  const found = await lookup;
+  if (found === undefined) throw notFoundProblem(what, id);
+  return found;
+}
+
+/** Conflicts checked in code (clear message); unique indexes back them up against races (see app.ts). */
 export const conflict = (message: string) => new ApiProblem(409, message);
 
-/** A live user of the instance, or undefined. */
+/** A live user of the instance, or undefined (without a query for an id that cannot be stored). */
 export async function findLiveUser(db: Kysely<Database>, instanceId: number, userId: number) {
+  if (!isStorableId(userId)) return undefined;
   return db
     .selectFrom('users')
     .selectAll()

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/schema.js';
 import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
-import { compact, iso, locationOf, notFoundProblem, paging, toBoolean } from './common.js';
+import { compact, iso, locationOf, paged, toBoolean } from './common.js';
 import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { getRecord, liveRecordOr404, newRecordTimes } from './records.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 type DatasetRow = Selectable<DatasetsTable>;
 type DatasetColumn = Schemas['DatasetColumn'];
@@ -154,8 +156,7 @@ export const datasetHandlers = {
     else if (sort.column === 'name')
       query = query.orderBy(sql`lower(name)`, direction).orderBy('name', direction);
     else query = query.orderBy(sort.column, direction);
-    const { limit, offset } = paging(ctx.query);
-    const rows = await query.orderBy('id').limit(limit).offset(offset).execute();
+    const rows = await paged(query.orderBy('id'), ctx.query).execute();
     const body: Schemas['DatasetSummary'][] = [];
     for (const row of rows) {
       body.push(
@@ -191,28 +192,18 @@ export const datasetHandlers = {
         pdp_enabled: 0,
         csv_data: null,
         data_updated_at: null,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
+        ...newRecordTimes(now),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { body: await datasetBody(db, row), headers: locationOf(`/v1/datasets/${row.id}`) };
   },
 
-  async getDataset(ctx) {
-    const auth = requireAuth(ctx);
-    const row = await findDataset(ctx.services.db, auth.instanceId, ctx.params.id, { live: false });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
-    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
-    return { body: await datasetBody(ctx.services.db, row) };
-  },
+  getDataset: getRecord('dataset', findDataset, datasetBody),
 
   async updateDataset(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     const changes: Partial<DatasetRow> = {};
     if (ctx.body.name !== undefined) changes.name = ctx.body.name;
     if (ctx.body.schema !== undefined) {
@@ -234,10 +225,8 @@ export const datasetHandlers = {
   },
 
   async deleteDataset(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     await db
       .updateTable('datasets')
       .set({ deleted_at: clock.now(), csv_data: null })
@@ -247,10 +236,8 @@ export const datasetHandlers = {
   },
 
   async importDatasetData(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findDataset(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     if (typeof ctx.body !== 'string') throw new ApiProblem(415, 'Content-Type must be text/csv');
     const records = parseImport(ctx.body, columnsOf(row));
     const csv = formatCsv(records);
@@ -274,9 +261,7 @@ export const datasetHandlers = {
   },
 
   async exportDatasetData(ctx) {
-    const auth = requireAuth(ctx);
-    const row = await findDataset(ctx.services.db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('dataset', ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     const header = toBoolean(ctx.query.includeHeader) ? formatCsv([columnsOf(row).map((c) => c.name)]) : '';
     return { body: header + (row.csv_data ?? '') };
   },

@@ -1,16 +1,18 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Schemas } from '../api-types.js';
 import type { Database, GroupsTable } from '../db/schema.js';
 import {
   conflict,
   findLiveUser,
   flag,
+  foundOr404,
   isStorableId,
   locationOf,
-  notFoundProblem,
-  paging,
+  paged,
   toBoolean,
 } from './common.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { getRecord, liveRecordOr404, newRecordTimes } from './records.js';
+import { type HandlerContext, type HandlerMap, requireAuth } from './types.js';
 
 type GroupRow = Selectable<GroupsTable>;
 
@@ -47,6 +49,15 @@ async function findGroup(db: Kysely<Database>, instanceId: number, id: number, o
   return query.executeTakeFirst();
 }
 
+/** The live group and live user a membership operation names; 404 for either missing. */
+async function groupAndMemberOr404(ctx: HandlerContext & { params: { id: number; userId: number } }) {
+  const auth = requireAuth(ctx);
+  const group = await liveRecordOr404(ctx, 'group', findGroup);
+  const { userId } = ctx.params;
+  const user = await foundOr404(findLiveUser(ctx.services.db, auth.instanceId, userId), 'user', userId);
+  return { group, user };
+}
+
 async function nameTaken(db: Kysely<Database>, instanceId: number, name: string, exceptId?: number) {
   let query = db
     .selectFrom('groups')
@@ -62,15 +73,12 @@ export const groupHandlers = {
   async listGroups(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const rows = await db
+    const live = db
       .selectFrom('groups')
       .selectAll()
       .where('instance_id', '=', auth.instanceId)
-      .where('deleted_at', 'is', null)
-      .orderBy('id')
-      .limit(paging(ctx.query).limit)
-      .offset(paging(ctx.query).offset)
-      .execute();
+      .where('deleted_at', 'is', null);
+    const rows = await paged(live.orderBy('id'), ctx.query).execute();
     const counts = await memberCounts(
       db,
       rows.map((row) => row.id),
@@ -99,28 +107,19 @@ export const groupHandlers = {
         is_default: flag(toBoolean(body.default) ?? false),
         active: flag(toBoolean(body.active) ?? true),
         creator_id: auth.userId,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
+        ...newRecordTimes(now),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { body: await groupBody(db, row), headers: locationOf(`/v1/groups/${row.id}`) };
   },
 
-  async getGroup(ctx) {
-    const auth = requireAuth(ctx);
-    const row = await findGroup(ctx.services.db, auth.instanceId, ctx.params.id, { live: false });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
-    if (row.deleted_at !== null) return { body: { id: row.id, name: row.name, deleted: true as const } };
-    return { body: await groupBody(ctx.services.db, row) };
-  },
+  getGroup: getRecord('group', findGroup, groupBody),
 
   async updateGroup(ctx) {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'group', findGroup);
     const body = ctx.body;
     if (body.name !== undefined && (await nameTaken(db, auth.instanceId, body.name, row.id))) {
       throw conflict(`A group named ${body.name} already exists.`);
@@ -139,10 +138,8 @@ export const groupHandlers = {
   },
 
   async deleteGroup(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
+    const row = await liveRecordOr404(ctx, 'group', findGroup);
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('groups').set({ deleted_at: clock.now() }).where('id', '=', row.id).execute();
       await trx.deleteFrom('group_members').where('group_id', '=', row.id).execute();
@@ -151,31 +148,21 @@ export const groupHandlers = {
   },
 
   async listGroupUsers(ctx) {
-    const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const row = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!row) throw notFoundProblem('group', ctx.params.id);
-    const members = await db
+    const row = await liveRecordOr404(ctx, 'group', findGroup);
+    const liveMembers = db
       .selectFrom('group_members')
       .innerJoin('users', 'users.id', 'group_members.user_id')
       .select('users.id')
       .where('group_members.group_id', '=', row.id)
-      .where('users.deleted_at', 'is', null)
-      .orderBy('users.id')
-      .limit(paging(ctx.query).limit)
-      .offset(paging(ctx.query).offset)
-      .execute();
+      .where('users.deleted_at', 'is', null);
+    const members = await paged(liveMembers.orderBy('users.id'), ctx.query).execute();
     return { body: members.map((m) => m.id) };
   },
 
   async addGroupUser(ctx) {
-    const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
-    const group = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!group) throw notFoundProblem('group', ctx.params.id);
-    const userId: number = ctx.params.userId;
-    const user = isStorableId(userId) ? await findLiveUser(db, auth.instanceId, userId) : undefined;
-    if (!user) throw notFoundProblem('user', userId);
+    const { group, user } = await groupAndMemberOr404(ctx);
     // Adding a member twice is not an error (PUT is idempotent), concurrent requests included.
     await db
       .insertInto('group_members')
@@ -186,13 +173,8 @@ export const groupHandlers = {
   },
 
   async removeGroupUser(ctx) {
-    const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const group = await findGroup(db, auth.instanceId, ctx.params.id, { live: true });
-    if (!group) throw notFoundProblem('group', ctx.params.id);
-    const userId: number = ctx.params.userId;
-    const user = isStorableId(userId) ? await findLiveUser(db, auth.instanceId, userId) : undefined;
-    if (!user) throw notFoundProblem('user', userId);
+    const { group, user } = await groupAndMemberOr404(ctx);
     await db
       .deleteFrom('group_members')
       .where('group_id', '=', group.id)

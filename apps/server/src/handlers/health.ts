@@ -1,5 +1,7 @@
 import { collectOperations } from '@platform-api/validator';
-import type { HandlerMap, OperationId, Services } from './types.js';
+import type { OperationId } from '../api-types.js';
+import type { Services } from '../services.js';
+import type { HandlerMap } from './types.js';
 
 /** Liveness and readiness for orchestrators, and the root's entry points; all public (security: []). */
 export const healthHandlers = {

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import type { Schemas } from '../api-types.js';
+import { ChannelAccess, findAccessibleChannel, findChannel } from '../chat/access.js';
 import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/schema.js';
 import { ApiProblem, badRequest } from '../errors.js';
 import { messageById, nextMessageTime } from './chat.js';
-import { ChannelAccess, canAccess, findChannel } from './chat-access.js';
-import { notFoundProblem } from './common.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { foundOr404, notFoundProblem } from './common.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 /*
  * Chat integrations and their event subscriptions (sections 2.3, 2.4, 4.4, 7), and the callback post-back.
@@ -52,10 +53,8 @@ async function findIntegration(db: Kysely<Database>, instanceId: number, id: str
     .executeTakeFirst();
 }
 
-async function integrationOr404(db: Kysely<Database>, instanceId: number, id: string) {
-  const row = await findIntegration(db, instanceId, id);
-  if (!row) throw notFoundProblem('integration', id);
-  return row;
+function integrationOr404(db: Kysely<Database>, instanceId: number, id: string) {
+  return foundOr404(findIntegration(db, instanceId, id), 'integration', id);
 }
 
 /** Stops the pending deliveries of a removed subscription or integration: it no longer receives events. */
@@ -85,8 +84,7 @@ export const integrationHandlers = {
       channelIds = body.channelIds as string[];
       const problems = [];
       for (const [index, channelId] of channelIds.entries()) {
-        const channel = await findChannel(db, auth.instanceId, channelId);
-        if (!channel || !(await canAccess(db, auth.userId, channel))) {
+        if (!(await findAccessibleChannel(db, auth.instanceId, auth.userId, channelId))) {
           problems.push({ field: `body.channelIds.${index}`, message: `no channel with id ${channelId}` });
         }
       }
@@ -211,14 +209,17 @@ export const integrationHandlers = {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
     const integration = await integrationOr404(db, auth.instanceId, ctx.params.integrationId);
-    const row = await db
-      .selectFrom('subscriptions')
-      .selectAll()
-      .where('id', '=', ctx.params.subscriptionId)
-      .where('integration_id', '=', integration.id)
-      .where('disabled_at', 'is', null)
-      .executeTakeFirst();
-    if (!row) throw notFoundProblem('subscription', ctx.params.subscriptionId);
+    const row = await foundOr404(
+      db
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('id', '=', ctx.params.subscriptionId)
+        .where('integration_id', '=', integration.id)
+        .where('disabled_at', 'is', null)
+        .executeTakeFirst(),
+      'subscription',
+      ctx.params.subscriptionId,
+    );
     await db.transaction().execute(async (trx) => {
       await trx.deleteFrom('subscriptions').where('id', '=', row.id).execute();
       await cancelPendingDeliveries(trx, 'subscription_id', row.id);

@@ -1,7 +1,8 @@
+import type { Schemas } from '../api-types.js';
 import { issueAccessToken } from '../auth/tokens.js';
 import { OAuthProblem } from '../errors.js';
 import { declaredScopes } from '../spec.js';
-import type { HandlerContext, HandlerMap, Schemas } from './types.js';
+import type { HandlerContext, HandlerMap } from './types.js';
 
 /*
  * The token endpoint (client-credentials grant). Client authentication already happened in the guard

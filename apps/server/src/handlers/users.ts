@@ -1,20 +1,22 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Schemas } from '../api-types.js';
 import { compiledQuery } from '../db/compiled-query.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { jsonArrayAgg } from '../db/json-aggregate.js';
 import type { Database, UsersTable } from '../db/schema.js';
+import { newUserRow } from '../user-rows.js';
 import {
   compact,
   conflict,
   findLiveUser,
+  foundOr404,
   iso,
   isStorableId,
   locationOf,
-  notFoundProblem,
   paging,
   toBoolean,
 } from './common.js';
-import { type HandlerMap, requireAuth, type Schemas } from './types.js';
+import { type HandlerMap, requireAuth } from './types.js';
 
 type UserRow = Selectable<UsersTable>;
 
@@ -57,6 +59,11 @@ const selectUser = compiledQuery((db: Kysely<Database>, id: number, instanceId: 
     .where('users.id', '=', id)
     .where('users.instance_id', '=', instanceId),
 );
+
+/** A user of the instance, deleted or not, with its live groups; undefined when there is none. */
+async function findUser(db: Kysely<Database>, instanceId: number, id: number) {
+  return isStorableId(id) ? (await selectUser(db, id, instanceId)).rows[0] : undefined;
+}
 
 /** The User representation, with the user's groups (ordered by id). */
 function userBody(row: UserRow, groups: Schemas['UserGroupRef'][]): Schemas['User'] {
@@ -132,23 +139,24 @@ export const userHandlers = {
       db.transaction().execute(async (trx) => {
         const created = await trx
           .insertInto('users')
-          .values({
-            instance_id: auth.instanceId,
-            name: body.name,
-            email: body.email,
-            role: body.role,
-            role_id: null,
-            title: body.title ?? null,
-            alternate_email: body.alternateEmail ?? null,
-            phone: body.phone ?? null,
-            location: body.location ?? null,
-            timezone: body.timezone ?? null,
-            locale: body.locale ?? null,
-            employee_number: employeeNumberDigits(body.employeeNumber) ?? null,
-            created_at: now,
-            updated_at: now,
-            deleted_at: null,
-          })
+          .values(
+            newUserRow(
+              {
+                instanceId: auth.instanceId,
+                name: body.name,
+                email: body.email,
+                role: body.role,
+                title: body.title,
+                alternateEmail: body.alternateEmail,
+                phone: body.phone,
+                location: body.location,
+                timezone: body.timezone,
+                locale: body.locale,
+                employeeNumber: employeeNumberDigits(body.employeeNumber),
+              },
+              now,
+            ),
+          )
           .returningAll()
           .executeTakeFirstOrThrow();
         // New users join the instance's default groups.
@@ -174,10 +182,7 @@ export const userHandlers = {
   async getUser(ctx) {
     const auth = requireAuth(ctx);
     const id: number = ctx.params.id;
-    const row = isStorableId(id)
-      ? (await selectUser(ctx.services.db, id, auth.instanceId)).rows[0]
-      : undefined;
-    if (!row) throw notFoundProblem('user', id);
+    const row = await foundOr404(findUser(ctx.services.db, auth.instanceId, id), 'user', id);
     if (row.deleted_at !== null) {
       return {
         body: compact({
@@ -199,8 +204,7 @@ export const userHandlers = {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
     const id: number = ctx.params.id;
-    const row = isStorableId(id) ? await findLiveUser(db, auth.instanceId, id) : undefined;
-    if (!row) throw notFoundProblem('user', id);
+    const row = await foundOr404(findLiveUser(db, auth.instanceId, id), 'user', id);
     const body = ctx.body;
     const changes: Partial<UserRow> = {};
     // A field left out keeps its value.
@@ -233,8 +237,7 @@ export const userHandlers = {
     const auth = requireAuth(ctx);
     const { db, clock } = ctx.services;
     const id: number = ctx.params.id;
-    const row = isStorableId(id) ? await findLiveUser(db, auth.instanceId, id) : undefined;
-    if (!row) throw notFoundProblem('user', id);
+    await foundOr404(findLiveUser(db, auth.instanceId, id), 'user', id);
     // A user that API clients act as owns data: deleting it would orphan the clients.
     const ownsClient = await db
       .selectFrom('clients')

@@ -1,16 +1,45 @@
 import type { Kysely } from 'kysely';
-import { randomToken, sha256Hex } from '../auth/secrets.js';
 import { compiledQuery } from '../db/compiled-query.js';
 import type { Database } from '../db/schema.js';
+import { randomToken, sha256Hex } from './secrets.js';
 
 /*
  * The callback token of an event (`callback.headers["x-chat-bot-token"]`) is minted when the event is sent,
  * not when it is queued: the outbox row keeps the payload without it, and only the token's hash is ever
  * stored. Each attempt gets its own token; all of them are valid for the event's channel until one hour
- * (callbackTtlMs) after the event; the sweeper (sweeper.ts) deletes them after that.
+ * (callbackTtlMs) after the event; the sweeper (delivery/sweeper.ts) deletes them after that. The guard
+ * (guard.ts) checks them when a receiver posts back.
  */
 
 export const CALLBACK_TOKEN_HEADER = 'x-chat-bot-token';
+
+/** What a valid callback token lets its bearer do: post to this channel as this integration. */
+export interface CallbackGrant {
+  instanceId: number;
+  integrationId: string;
+  channelId: string;
+}
+
+/**
+ * The grant of a callback token sent for a channel: `unknown` when no such token was minted for that
+ * channel, `expired` past its validity.
+ */
+export async function verifyCallbackToken(
+  db: Kysely<Database>,
+  token: string,
+  channelId: string,
+  now: number,
+): Promise<CallbackGrant | 'unknown' | 'expired'> {
+  const row = await db
+    .selectFrom('callback_tokens')
+    .select(['instance_id', 'integration_id', 'channel_id', 'expires_at'])
+    .where('token_hash', '=', sha256Hex(token))
+    .where('channel_id', '=', channelId)
+    .executeTakeFirst();
+  if (!row) return 'unknown';
+  if (row.expires_at <= now) return 'expired';
+  return { instanceId: row.instance_id, integrationId: row.integration_id, channelId: row.channel_id };
+}
 
 // One per delivery attempt: compiled once (db/compiled-query.ts).
 const insertCallbackToken = compiledQuery(

@@ -1,6 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ChannelsTable, Database, IntegrationsTable } from '../db/schema.js';
-import { notFoundProblem } from './common.js';
 
 /*
  * Who can see a channel, and which integrations are active on it. A thread inherits access from its
@@ -140,18 +139,15 @@ export async function isMember(db: Kysely<Database>, channelId: string, userId: 
   return row !== undefined;
 }
 
-export async function canAccess(db: Kysely<Database>, userId: number, channel: ChannelRow): Promise<boolean> {
-  return (await ChannelAccess.load(db, channel.instance_id, [userId], [channel])).canAccess(userId, channel);
-}
-
-/** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
-export async function accessibleChannelOr404(
+/** The channel when the user may see it; undefined, exactly as for a missing id, when not. */
+export async function findAccessibleChannel(
   db: Kysely<Database>,
   instanceId: number,
   userId: number,
   channelId: string,
-): Promise<ChannelRow> {
+): Promise<ChannelRow | undefined> {
   const channel = await findChannel(db, instanceId, channelId);
-  if (!channel || !(await canAccess(db, userId, channel))) throw notFoundProblem('channel', channelId);
-  return channel;
+  if (!channel) return undefined;
+  const access = await ChannelAccess.load(db, instanceId, [userId], [channel]);
+  return access.canAccess(userId, channel) ? channel : undefined;
 }

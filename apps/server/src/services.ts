@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { OpenApiDocument } from './api-types.js';
+import type { TokenSettings } from './auth/tokens.js';
+import type { Clock } from './clock.js';
+import type { ServerConfig } from './config.js';
+import type { Database, Dialect } from './db/schema.js';
+
+/** What every handler can use. One instance per app (app.ts builds it). */
+export interface Services {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  clock: Clock;
+  config: ServerConfig;
+  doc: OpenApiDocument;
+  logger: Logger;
+  /** Signing keys and the live-client cache behind access tokens. */
+  tokens: TokenSettings;
+  /** SSRF check of a webhook URL at subscription time (src/delivery/ssrf.ts). */
+  checkWebhookTarget(url: string, allowList: string[]): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** False while shutting down or when the database is unreachable. */
+  isReady(): Promise<boolean>;
+  isShuttingDown(): boolean;
+}
