@@ -46,7 +46,7 @@ export interface ExampleRequest extends CallOptions {
 
 /**
  * A request built only from the spec's examples: every path parameter, every required query/header
- * parameter, and the first documented request body example.
+ * parameter, and the first documented request body example (of the first media type that is not multipart).
  */
 export function exampleRequest(validator: SpecValidator, operation: Operation): ExampleRequest {
   const request: ExampleRequest = { path: {}, query: {}, headers: {} };
@@ -63,7 +63,10 @@ export function exampleRequest(validator: SpecValidator, operation: Operation): 
   }
   const body = requestBody(validator, operation);
   if (body) {
-    const [mediaType, media] = Object.entries(body.content)[0] ?? [];
+    // The client sends JSON, form-encoded, text or bytes; it does not build multipart bodies, so a
+    // `multipart/form-data` listed first (generators take the first media type) is passed over.
+    const entries = Object.entries(body.content);
+    const [mediaType, media] = entries.find(([type]) => !type.startsWith('multipart/')) ?? entries[0] ?? [];
     if (mediaType && media) {
       const example = firstExample(validator, media);
       if (example) {
