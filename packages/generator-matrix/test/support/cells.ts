@@ -15,15 +15,18 @@ export interface StageRun {
 
 /** What openapi-python-client leaves out, as its warnings say: a note of the cell. */
 export function leftOut(output: string): string | undefined {
-  const operations = [
-    ...output.matchAll(/WARNING parsing (\w+ \S+) within [^\n]*Endpoint will not be generated/g),
-  ];
+  const quoted = (matches: IterableIterator<RegExpMatchArray>) =>
+    [...new Set([...matches].map((match) => `\`${match[1]}\``))].join(', ');
+  const operations = quoted(
+    output.matchAll(/WARNING parsing (\w+ \S+) within [^\n]*Endpoint will not be generated/g),
+  );
+  const bodies = quoted(output.matchAll(/Unsupported content type (\S+)/g));
   const responses = output.match(/response will be omitted from generated client/g)?.length ?? 0;
   const parts = [];
-  if (operations.length > 0)
-    parts.push(`leaves out ${operations.map((match) => `\`${match[1]}\``).join(', ')}`);
-  if (responses > 0) parts.push(`leaves out ${responses} error responses it cannot type`);
-  return parts.length > 0 ? `${parts.join('; ')} (with a warning for each)` : undefined;
+  if (operations) parts.push(`operations ${operations}`);
+  if (bodies) parts.push(`request bodies of type ${bodies}`);
+  if (responses > 0) parts.push(`${responses} responses it cannot type`);
+  return parts.length > 0 ? `leaves out ${parts.join('; ')} (a warning for each)` : undefined;
 }
 
 /**

@@ -14,7 +14,19 @@ export interface KnownFailure {
   upstream?: string;
 }
 
-export const KNOWN_FAILURES: KnownFailure[] = [];
+export const KNOWN_FAILURES: KnownFailure[] = [
+  {
+    generator: 'openapi-generator-java',
+    bundle: 'site',
+    stage: 'compile',
+    reason:
+      'every `oneOf`/`anyOf` with an array or map member (WordPress answers `[]` for an empty object; term ' +
+      "filters' id lists, batch header values, error `params`) becomes a generic class literal such as " +
+      '`List<Integer>.class`, which does not compile; fixed for the `okhttp-gson` library, not for `native`. ' +
+      'The unions are what WordPress answers, so they stay',
+    upstream: 'https://github.com/OpenAPITools/openapi-generator/issues/17745',
+  },
+];
 
 /** Cells the project promises to pass (issue 24): a known failure there is itself a failure. */
 export function mustPass(generator: string, bundle: BundleName): boolean {

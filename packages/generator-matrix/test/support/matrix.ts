@@ -56,11 +56,17 @@ export class Matrix {
     if (notes.length > 0) lines.push('', ...notes.map((note, index) => `${index + 1}. ${note}`));
     const failures = KNOWN_FAILURES.map(({ generator, bundle, stage, reason, upstream }) => {
       const label = GENERATORS.find((candidate) => candidate.id === generator)?.label ?? generator;
-      return `- ${label} on \`${bundle}\` (${stage}): ${reason}${upstream ? ` (${upstream})` : ''}`;
+      return `- ${label} on \`${bundle}\` (${stage}): ${reason}${upstream ? ` (${issueLink(upstream)})` : ''}`;
     });
     if (failures.length > 0) lines.push('', 'Known failures, each a generator limitation:', '', ...failures);
     return lines.join('\n');
   }
+}
+
+/** `[owner/repo#N](url)` for a GitHub issue or pull request, the URL itself otherwise. */
+function issueLink(url: string): string {
+  const match = url.match(/^https:\/\/github\.com\/([^/]+\/[^/]+)\/(?:issues|pull)\/(\d+)$/);
+  return match ? `[${match[1]}#${match[2]}](${url})` : url;
 }
 
 const BEGIN = '<!-- generator-matrix:begin (written by packages/generator-matrix; do not edit) -->';
