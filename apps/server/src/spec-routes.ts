@@ -1,5 +1,6 @@
-import { type Operation, rebaseRefs, templateToRegExp } from '@platform-api/validator';
+import { type Operation, rebaseRefs, resolveLocal, templateToRegExp } from '@platform-api/validator';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { OpenApiDocument } from './api-types.js';
 import { createGuard } from './auth/guard.js';
 import { ApiProblem, type FieldProblem, OAuthProblem, sendApiError, validationDetails } from './errors.js';
 import type { Handler, HandlerMap } from './handlers/types.js';
@@ -142,7 +143,7 @@ export function registerSpecRoutes(
     const handler = (handlers as Record<string, Handler | undefined>)[operation.operationId];
     if (!handler) throw new Error(`no handler for operation ${operation.operationId}`);
     const guard = createGuard(operation, guardDependencies);
-    const checkRequestText = requestTextCheck(operation);
+    const checkRequestText = requestTextCheck(operation, services.doc);
     // Health checks are polled every few seconds by orchestrators: their requests are not worth a log
     // line each; their warnings and errors still are.
     const polled = (operation.node.tags as string[] | undefined)?.includes('Health') ?? false;
@@ -180,18 +181,66 @@ export function registerSpecRoutes(
   }
 }
 
+/** An integer as a path or query parameter's text: an optional `-` and decimal digits, nothing else. */
+const INTEGER_TEXT = /^-?[0-9]+$/;
+
 /**
- * The check of the text a request sends: NUL refused everywhere; a body of a media type the operation
- * does not take refused (415), a required one missing refused (400). Undefined for an operation with
- * nothing to check: every hook costs each request a step (and a promise).
+ * The operation's path and query parameters whose schema is an integer. Their text is checked before the
+ * schema's: the schema validator coerces whatever `Number()` reads (` 1`, `+1`, `1e3`, `1.0`, `0x1`, `0b1`).
  */
-function requestTextCheck(operation: Operation): ((request: FastifyRequest) => void) | undefined {
+function integerParameters(operation: Operation, doc: OpenApiDocument) {
+  return (
+    operation.parameters
+      .map((p) => p.node)
+      .filter((p) => p.in === 'path' || p.in === 'query')
+      // `doc as never`: the server's type of the bundle and the validator's describe the same document.
+      .filter(
+        (p) =>
+          resolveLocal<{ type?: unknown }>(doc as never, { node: p.schema, pointer: '' }).node?.type ===
+          'integer',
+      )
+      .map((p) => ({
+        name: p.name,
+        context: p.in === 'path' ? ('params' as const) : ('querystring' as const),
+      }))
+  );
+}
+
+/** The integer parameters spelled otherwise, as the schema validator reports a wrong type. */
+function misspelledIntegers(request: FastifyRequest, integers: ReturnType<typeof integerParameters>) {
+  for (const context of ['params', 'querystring'] as const) {
+    const values = ((context === 'params' ? request.params : request.query) ?? {}) as Record<string, unknown>;
+    const validation = integers
+      .filter((p) => p.context === context)
+      .filter((p) => typeof values[p.name] === 'string' && !INTEGER_TEXT.test(values[p.name] as string))
+      .map((p) => ({
+        keyword: 'type',
+        instancePath: `/${p.name}`,
+        params: { type: 'integer' },
+        message: 'must be an integer: an optional - and decimal digits',
+      }));
+    if (validation.length > 0)
+      return Object.assign(new Error('Invalid parameters'), { validation, validationContext: context });
+  }
+  return undefined;
+}
+
+/**
+ * The check of the text a request sends: NUL refused everywhere; integer parameters spelled as integers;
+ * a body of a media type the operation does not take refused (415), a required one missing refused (400).
+ * Undefined for an operation with nothing to check: every hook costs each request a step (and a promise).
+ */
+function requestTextCheck(
+  operation: Operation,
+  doc: OpenApiDocument,
+): ((request: FastifyRequest) => void) | undefined {
   const checksRequestText =
     operation.parameters.some((p) => p.node.in === 'path' || p.node.in === 'query') ||
     operation.requestBody !== undefined;
   if (!checksRequestText) return undefined;
   const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
   const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
+  const integers = integerParameters(operation, doc);
   return (request) => {
     const nul = [
       ...nulFields(request.params, 'path'),
@@ -202,6 +251,8 @@ function requestTextCheck(operation: Operation): ((request: FastifyRequest) => v
         : []),
     ];
     if (nul.length > 0) throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
+    const misspelled = misspelledIntegers(request, integers);
+    if (misspelled) throw misspelled;
     if (!operation.requestBody) return;
     const mediaType = mediaTypeOf(request);
     const accepted = mediaType !== undefined && bodyMediaTypes.includes(mediaType);
