@@ -190,6 +190,22 @@ interface AjvLikeError {
   params?: Record<string, unknown>;
 }
 
+/**
+ * An ApiErrorDetail `field`: the location, then the keys of the path to the field joined by `.`
+ * (`body.schema.columns.0.name`, `query.limit`). A key's control characters (U+0000–U+001F, U+007F) are
+ * written as `\uXXXX`, so a field never carries a NUL or a line break of the request's own.
+ */
+export function fieldPath(location: string, keys: readonly (string | number)[]): string {
+  const escaped = keys.map((key) =>
+    String(key).replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+      /[\u0000-\u001f\u007f]/g,
+      (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    ),
+  );
+  return [location, ...escaped].join('.');
+}
+
 /** Turns Ajv errors into ApiError details: `body.email`, `query.limit`, `path.id` and a readable message. */
 export function validationDetails(errors: AjvLikeError[], context: string): FieldProblem[] {
   const prefix = context === 'querystring' ? 'query' : context === 'params' ? 'path' : context;
@@ -209,7 +225,7 @@ export function validationDetails(errors: AjvLikeError[], context: string): Fiel
     if (error.keyword === 'unevaluatedProperties' && typeof error.params?.unevaluatedProperty === 'string') {
       pointer = [...pointer, error.params.unevaluatedProperty];
     }
-    const field = [prefix, ...pointer].join('.');
+    const field = fieldPath(prefix, pointer);
     let message = error.message ?? 'is invalid';
     if (error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties') {
       message = 'is not an allowed property';

@@ -2,7 +2,14 @@ import { type Operation, rebaseRefs, resolveLocal, templateToRegExp } from '@pla
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { OpenApiDocument } from './api-types.js';
 import { createGuard } from './auth/guard.js';
-import { ApiProblem, type FieldProblem, OAuthProblem, sendApiError, validationDetails } from './errors.js';
+import {
+  ApiProblem,
+  type FieldProblem,
+  fieldPath,
+  OAuthProblem,
+  sendApiError,
+  validationDetails,
+} from './errors.js';
 import type { Handler, HandlerMap } from './handlers/types.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Services } from './services.js';
@@ -69,17 +76,29 @@ export function fastifySchemaFor(operation: Operation): FastifySchema {
 }
 
 /**
- * Fields holding a NUL character. No text in this API may contain one (PostgreSQL cannot store it), so it
- * is refused up front, the same way on both databases.
+ * Fields holding a NUL character, in a value or in a key. No text in this API may contain one (PostgreSQL
+ * cannot store it), so it is refused up front, the same way on both databases — in fields the operation
+ * ignores too.
  */
-function nulFields(value: unknown, path: string, out: FieldProblem[] = []): FieldProblem[] {
+function nulFields(
+  value: unknown,
+  location: string,
+  keys: (string | number)[] = [],
+  out: FieldProblem[] = [],
+): FieldProblem[] {
   if (out.length >= 20) return out;
+  const problem = () =>
+    out.push({ field: fieldPath(location, keys), message: 'must not contain NUL characters' });
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) out.push({ field: path, message: 'must not contain NUL characters' });
+    if (value.includes('\u0000')) problem();
   } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) nulFields(item, `${path}.${index}`, out);
+    for (const [index, item] of value.entries()) nulFields(item, location, [...keys, index], out);
   } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) nulFields(item, `${path}.${key}`, out);
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) {
+        out.push({ field: fieldPath(location, [...keys, key]), message: 'must not contain NUL characters' });
+      } else nulFields(item, location, [...keys, key], out);
+    }
   }
   return out;
 }

@@ -321,6 +321,16 @@ describe('NUL characters and shutdown (sqlite)', () => {
     expect(res.body.details?.map((detail: { field: string }) => detail.field)).toContain('body.x\\u0000');
   });
 
+  it('refuses a NUL in a key, of a field the operation ignores too, and writes the key escaped', async () => {
+    // Found by an outside harness: a key made only of a NUL was accepted (201) on POST /v1/datasets.
+    const res = await server.call('POST', '/v1/datasets', {
+      token: await server.token(),
+      json: { name: 'd', schema: { columns: [{ type: 'STRING', name: 'c' }] }, '\u0000': 1 },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([{ field: 'body.\\u0000', message: 'must not contain NUL characters' }]);
+  });
+
   it('turns liveness and readiness to 503 once shutdown begins', async () => {
     expect((await server.call('GET', '/healthz')).status).toBe(200);
     server.platform.beginShutdown();
