@@ -62,6 +62,17 @@ const pages = builtPages().sort();
 const allowedExternal = new Map<string, string>([
   ['https://www.standardwebhooks.com', 'the signature scheme, cited by apps/server/docs/delivery.md'],
 ]);
+/** Upstream issues and pull requests of the code generators, cited by guides/generators.md. */
+const allowedExternalIssues = [
+  'https://github.com/OpenAPITools/openapi-generator/',
+  'https://github.com/openapi-generators/openapi-python-client/',
+];
+const isAllowedExternal = (link: string) =>
+  allowedExternal.has(link.replace(/\/$/, '')) ||
+  allowedExternal.has(link) ||
+  allowedExternalIssues.some(
+    (repository) => link.startsWith(repository) && /^(issues|pull)\/\d+$/.test(link.slice(repository.length)),
+  );
 for (const name of ['platform-public', 'site']) {
   const bundle = readBundle(name);
   for (const url of [
@@ -256,8 +267,7 @@ function browserSuite() {
         const url = new URL(link);
         if (url.protocol === 'mailto:') continue;
         if (url.origin !== site.url) {
-          if (!allowedExternal.has(link.replace(/\/$/, '')) && !allowedExternal.has(link))
-            broken.push(`${from}: external link ${link}`);
+          if (!isAllowedExternal(link)) broken.push(`${from}: external link ${link}`);
           continue;
         }
         const target = url.pathname.replace(/^\//, '') || 'index.html';
