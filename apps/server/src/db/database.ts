@@ -53,9 +53,9 @@ export interface DatabaseConfig {
   databaseUrl: string | undefined;
   databaseSchema?: string | undefined;
   /**
-   * Errors of idle pooled PostgreSQL connections (the server restarted, the network dropped): the pool
-   * replaces such a connection, so they must not crash the process, but they are worth reporting.
-   * Default: a line on stderr.
+   * Errors of pooled PostgreSQL connections, idle or in use (the server restarted, the network dropped):
+   * the pool replaces such a connection, so they must not crash the process, but they are worth
+   * reporting. Default: a line on stderr.
    */
   onConnectionError?: (error: Error) => void;
 }
@@ -76,6 +76,7 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
   if (schema) {
     // The schema must exist before connections use it as their search_path.
     const setup = new pg.Client({ connectionString: databaseUrl });
+    setup.on('error', () => {}); // its failures reject the calls below
     await setup.connect();
     try {
       await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -96,11 +97,17 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
         oid === PG_INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
     },
   });
-  // An idle client losing its connection must not crash the process (an unhandled 'error' would).
-  pool.on('error', (error) => {
-    if (config.onConnectionError) config.onConnectionError(error);
-    else process.stderr.write(`PostgreSQL: an idle connection failed: ${error.message}\n`);
-  });
+  // A connection that fails must not crash the process (an unhandled 'error' would). Every client gets a
+  // listener of its own, idle or checked out: a server shutdown (57P01) reaches a connection in use
+  // between two queries as an 'error' event too. The pool replaces a failed idle client and re-emits its
+  // error, already reported by the client's listener.
+  pool.on('connect', (client) =>
+    client.on('error', (error) => {
+      if (config.onConnectionError) config.onConnectionError(error);
+      else process.stderr.write(`PostgreSQL: a connection failed: ${error.message}\n`);
+    }),
+  );
+  pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   try {
     await migrateToLatest(db, 'postgres', schema);
