@@ -63,7 +63,8 @@ export async function runCell(
       'walk',
       walk &&
         (async () => {
-          const problems = await walk();
+          // A walk that cannot run or report is a failed walk, not a lost cell.
+          const problems = await walk().catch((error: Error) => [error.message]);
           return { status: problems.length === 0 ? 'pass' : 'fail', detail: problems.join('\n') };
         }),
     ],

@@ -108,15 +108,12 @@ export interface Walk {
   run(cell: Cell, target: WalkTarget): Promise<CommandResult>;
 }
 
+/** `--name=value`: a value may start with `-` (a client secret is random base64url), which `--name value` would read as a flag. */
 const targetArgs = (target: WalkTarget) => [
-  '--base-url',
-  target.baseUrl,
-  '--client-id',
-  target.clientId,
-  '--client-secret',
-  target.clientSecret,
-  '--fixtures',
-  JSON.stringify(target.fixtures),
+  `--base-url=${target.baseUrl}`,
+  `--client-id=${target.clientId}`,
+  `--client-secret=${target.clientSecret}`,
+  `--fixtures=${JSON.stringify(target.fixtures)}`,
 ];
 
 export const WALKS: Walk[] = [
