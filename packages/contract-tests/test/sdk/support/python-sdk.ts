@@ -57,18 +57,15 @@ export interface WalkOptions {
 
 /** Runs test/sdk/pydomo_walk.py once and returns what it reports. */
 export function runWalk(python: string, options: WalkOptions): Promise<WalkRun> {
+  // `--name=value`: a client secret is random base64url and may start with `-`, which argparse would
+  // take for a flag after `--client-secret`.
   const args = [
     join(here, '..', 'pydomo_walk.py'),
-    '--target',
-    options.target,
-    '--host',
-    options.host,
-    '--client-id',
-    options.clientId,
-    '--client-secret',
-    options.clientSecret,
-    '--fixtures',
-    JSON.stringify(options.fixtures),
+    `--target=${options.target}`,
+    `--host=${options.host}`,
+    `--client-id=${options.clientId}`,
+    `--client-secret=${options.clientSecret}`,
+    `--fixtures=${JSON.stringify(options.fixtures)}`,
   ];
   return new Promise((resolveRun, reject) => {
     const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'] });
