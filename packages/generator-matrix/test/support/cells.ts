@@ -14,7 +14,7 @@ export interface StageRun {
 }
 
 /** What openapi-python-client leaves out, as its warnings say: a note of the cell. */
-export function leftOut(output: string): string | undefined {
+function leftOut(output: string): string | undefined {
   const quoted = (matches: IterableIterator<RegExpMatchArray>) =>
     [...new Set([...matches].map((match) => `\`${match[1]}\``))].join(', ');
   const operations = quoted(

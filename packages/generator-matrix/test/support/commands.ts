@@ -10,7 +10,7 @@ export interface CommandResult {
   command: string;
 }
 
-export interface CommandOptions {
+interface CommandOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;

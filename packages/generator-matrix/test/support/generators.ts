@@ -98,7 +98,7 @@ function goBuild(cell: Cell): Promise<CommandResult> {
 }
 
 /** The Python package openapi-generator `python` writes. */
-export const pythonClientPackage = (bundle: Bundle) => `${bundle.packageName}_client`;
+const pythonClientPackage = (bundle: Bundle) => `${bundle.packageName}_client`;
 
 /** The Go module the oapi-codegen client is compiled (and walked) in: test/walks/go's go.mod and go.sum. */
 export const oapiCodegenModule = join(packageDir, 'test/walks/go');

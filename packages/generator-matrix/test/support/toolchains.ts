@@ -14,7 +14,7 @@ import { VERSIONS } from './versions.js';
 const here = dirname(fileURLToPath(import.meta.url));
 export const packageDir = resolve(here, '../..');
 const repoRoot = resolve(packageDir, '../..');
-export const stateDir = join(repoRoot, '.state/generators');
+const stateDir = join(repoRoot, '.state/generators');
 
 export type Toolchain<T> = ({ available: true } & T) | { available: false; reason: string };
 
