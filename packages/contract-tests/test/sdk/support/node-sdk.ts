@@ -45,6 +45,10 @@ export function runNodeWalk(options: NodeWalkOptions): Promise<NodeWalkRun> {
   delete env.NODE_TLS_REJECT_UNAUTHORIZED;
   delete env.NODE_EXTRA_CA_CERTS;
   if (options.caFile) env.NODE_EXTRA_CA_CERTS = options.caFile;
+  // The targets are on loopback: the `request` library would send them to a proxy named in the environment.
+  const noProxy = [env.NO_PROXY ?? env.no_proxy, '127.0.0.1', 'localhost'].filter(Boolean).join(',');
+  env.NO_PROXY = noProxy;
+  env.no_proxy = noProxy;
   // `--name=value`: a client secret may start with `-`.
   const args = [
     walkScript,
