@@ -257,6 +257,37 @@ describe('serve over HTTPS (the binary)', () => {
     expect(claims.iss).toBe(`https://localhost:${port}`);
   });
 
+  it('warns when the public URL it is given says http://', async () => {
+    const warned = spawn(
+      process.execPath,
+      [
+        cli,
+        'serve',
+        ...['--port', String(await freePort()), '--host', '127.0.0.1', '--data-dir', dataDir],
+        ...['--tls-cert', cert.certFile, '--tls-key', cert.keyFile, '--log-level', 'warn'],
+        ...['--public-url', 'http://localhost:3000', '--bootstrap', 'false', '--delivery', 'false'],
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let seen = '';
+    warned.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+    });
+    try {
+      await vi.waitFor(
+        () => expect(seen).toContain('the server speaks HTTPS but --public-url says http://'),
+        {
+          timeout: startTimeoutMs(),
+          interval: 100,
+        },
+      );
+    } finally {
+      const exited = new Promise((resolve) => warned.once('exit', resolve));
+      warned.kill('SIGTERM');
+      await exited;
+    }
+  });
+
   it('exits with code 2 and one line naming an unreadable file', () => {
     const missing = join(dataDir, 'missing-cert.pem');
     let status: number | null = null;
