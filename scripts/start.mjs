@@ -2,6 +2,7 @@
 // server (embedded SQLite in ./data), the Prism mocks of both APIs and the docs site, and prints their
 // URLs. Ctrl-C or SIGTERM stops them all.
 import { spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { installWorkspace, log, pnpm, root, turboEnv } from './lib/toolchain.mjs';
 
@@ -46,6 +47,10 @@ if (busy.length > 0) {
   process.exit(1);
 }
 
+// The server speaks HTTPS when it is given a certificate (apps/server/README.md, "HTTPS"); it reads the
+// variables itself and refuses a half configuration.
+const serverScheme = process.env.PLATFORM_TLS_CERT || process.env.PLATFORM_TLS_KEY ? 'https' : 'http';
+
 const services = [
   {
     name: 'server',
@@ -63,8 +68,8 @@ const services = [
       '--log-format',
       process.env.LOG_FORMAT ?? 'pretty',
     ],
-    ready: `http://127.0.0.1:${ports.server}/readyz`,
-    urls: [`Reference platform server: http://localhost:${ports.server}`],
+    ready: `${serverScheme}://127.0.0.1:${ports.server}/readyz`,
+    urls: [`Reference platform server: ${serverScheme}://localhost:${ports.server}`],
   },
   {
     name: 'mock',
@@ -147,12 +152,27 @@ function stop(code = 0) {
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
 
+/**
+ * The status a URL answers. Over HTTPS the certificate is not checked: this only asks whether the child
+ * we started is up (a self-signed certificate is the usual case here); clients check it themselves.
+ */
+function statusOf(url) {
+  if (!url.startsWith('https:')) return fetch(url).then((response) => response.status);
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(url, { rejectUnauthorized: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
 async function waitFor(url, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      const response = await fetch(url);
-      if (response.status < 500) return;
+      if ((await statusOf(url)) < 500) return;
     } catch {
       // not listening yet
     }

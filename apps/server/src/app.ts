@@ -135,6 +135,10 @@ async function createServices(
 /** Fastify with our trace ids, limits and router options; what fails before routing answers in the spec's shape. */
 function createFastify(config: ServerConfig, logger: Logger, errorLimits: ErrorLimits): FastifyInstance {
   const app = Fastify({
+    // HTTPS when configured (clients such as the Node SDK only speak it); keep-alive as for HTTP.
+    ...(config.tls.cert !== undefined && config.tls.key !== undefined
+      ? { https: { cert: config.tls.cert, key: config.tls.key } }
+      : {}),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newTraceId(),

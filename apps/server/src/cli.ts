@@ -112,6 +112,13 @@ async function serve(flags: Flags): Promise<void> {
     },
     'platform server started',
   );
+  if (config.tls.cert !== undefined && new URL(config.publicUrl).protocol === 'http:') {
+    // Tokens carry it as `iss` and callbacks as their base: an http:// one is likely a leftover.
+    logger.warn(
+      { publicUrl: config.publicUrl },
+      'the server speaks HTTPS but --public-url says http://; tokens and event callbacks name that URL',
+    );
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -1,5 +1,14 @@
+import { createSecureContext } from 'node:tls';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type ConfigOf, type Flags, option, optionsOf, readOptions } from './config/options.js';
+import {
+  ConfigError,
+  type ConfigOf,
+  type Flags,
+  type OptionRules,
+  option,
+  optionsOf,
+  readOptions,
+} from './config/options.js';
 import {
   boolean,
   duration,
@@ -9,6 +18,7 @@ import {
   oneOf,
   path,
   pemCertificates,
+  pemPrivateKey,
   text,
   url,
 } from './config/parsers.js';
@@ -19,7 +29,7 @@ import {
  * the README's table (checked by test/config-docs.test.ts) all follow the declaration.
  */
 
-export { ConfigError } from './config/options.js';
+export { ConfigError };
 
 // Declared apart because the public URL's default is computed from it.
 const port = option({
@@ -30,12 +40,30 @@ const port = option({
   help: 'TCP port',
 });
 
+// Declared apart because the public URL's scheme follows it.
+const tlsCert = option({
+  flag: 'tls-cert',
+  env: 'PLATFORM_TLS_CERT',
+  parser: pemCertificates(),
+  help: 'certificate chain (PEM file): serve HTTPS instead of HTTP; needs --tls-key',
+});
+
 /** Paths are appended to it, so it keeps no trailing slash. */
 const withoutTrailingSlashes = (base: string) => base.replace(/\/+$/, '');
 
 export const SERVER_OPTIONS = {
   port,
   host: option({ flag: 'host', env: 'HOST', parser: text(), default: '0.0.0.0', help: 'listen address' }),
+  /** HTTPS when both are set (the files' text); plain HTTP when neither is. */
+  tls: {
+    cert: tlsCert,
+    key: option({
+      flag: 'tls-key',
+      env: 'PLATFORM_TLS_KEY',
+      parser: pemPrivateKey(),
+      help: "the certificate's private key (PEM file, unencrypted); needs --tls-cert",
+    }),
+  },
   /** Directory of the SQLite file (`<dataDir>/platform.sqlite`). */
   dataDir: option({
     flag: 'data-dir',
@@ -64,7 +92,10 @@ export const SERVER_OPTIONS = {
     flag: 'public-url',
     env: 'PLATFORM_PUBLIC_URL',
     parser: url(['http:', 'https:']).map(withoutTrailingSlashes),
-    default: { shown: 'http://localhost:<port>', from: (value) => `http://localhost:${value(port)}` },
+    default: {
+      shown: 'http(s)://localhost:<port>',
+      from: (value) => `${value(tlsCert) === undefined ? 'http' : 'https'}://localhost:${value(port)}`,
+    },
     help: 'public base URL: token issuer, base of event callback URLs',
   }),
   /** Where the API's reference documentation is hosted, for the root's links; none when unset. */
@@ -265,5 +296,21 @@ export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<ServerConfig> = {},
 ): ServerConfig {
-  return { ...readOptions(SERVER_OPTIONS, flags, env), ...overrides };
+  const config = readOptions(SERVER_OPTIONS, flags, env, SERVER_RULES);
+  checkTls(config);
+  return { ...config, ...overrides };
+}
+
+const SERVER_RULES: OptionRules = { together: [[SERVER_OPTIONS.tls.cert, SERVER_OPTIONS.tls.key]] };
+
+/** A key that does not sign for the certificate would only fail at listen time: say so with the others. */
+function checkTls({ tls }: ServerConfig): void {
+  if (tls.cert === undefined || tls.key === undefined) return;
+  try {
+    createSecureContext({ cert: tls.cert, key: tls.key });
+  } catch (error) {
+    throw new ConfigError([
+      `--tls-key and --tls-cert must be a private key and its certificate (${(error as Error).message})`,
+    ]);
+  }
 }

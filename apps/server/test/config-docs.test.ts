@@ -60,7 +60,7 @@ describe('configuration documentation', () => {
     expect(help).toMatch(/^ {2}--port +PORT +TCP port \(default 3000\)$/m);
     expect(help).toMatch(/^ {2}--log-format +LOG_FORMAT +.* \(json\|pretty\) \(default json\)$/m);
     expect(help).toMatch(
-      /^ {2}--public-url +PLATFORM_PUBLIC_URL +.* \(default http:\/\/localhost:<port>\)$/m,
+      /^ {2}--public-url +PLATFORM_PUBLIC_URL +.* \(default http\(s\):\/\/localhost:<port>\)$/m,
     );
     expect(help).toMatch(/^ {2}--database-url +DATABASE_URL +PostgreSQL URL; SQLite when unset$/m);
   });

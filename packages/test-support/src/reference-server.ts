@@ -4,6 +4,7 @@
 // packages that use this, so it cannot be a dependency here.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +16,8 @@ export interface ReferenceServerOptions {
   env?: Record<string, string>;
   /** Every line the server writes (stdout and stderr); by default they go to this process's stderr. */
   onLine?: (line: string) => void;
+  /** Serve HTTPS with this certificate (`--tls-cert`/`--tls-key`); the URL is then https://. */
+  tls?: { certFile: string; keyFile: string; cert: string };
 }
 
 export interface ReferenceServer {
@@ -30,7 +33,8 @@ export async function startReferenceServer(
   options: ReferenceServerOptions = {},
 ): Promise<ReferenceServer> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const { tls } = options;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     LOG_LEVEL: 'warn',
@@ -38,6 +42,7 @@ export async function startReferenceServer(
     PLATFORM_PUBLIC_URL: url,
     ...options.env,
   };
+  if (tls) Object.assign(env, { PLATFORM_TLS_CERT: tls.certFile, PLATFORM_TLS_KEY: tls.keyFile });
   const dataDir = options.env?.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'reference-server-'));
   if (dataDir) {
     env.PLATFORM_DATA_DIR = dataDir;
@@ -50,7 +55,11 @@ export async function startReferenceServer(
     'the reference server',
     process.execPath,
     [cli, 'serve', '--port', String(port), '--host', '127.0.0.1'],
-    { env, ready: `${url}/readyz`, onLine: options.onLine },
+    {
+      env,
+      ready: tls ? () => answersOverTls(`${url}/readyz`, tls.cert) : `${url}/readyz`,
+      onLine: options.onLine,
+    },
   ).catch((error: unknown) => {
     removeData();
     throw error;
@@ -79,4 +88,16 @@ export async function startReferenceServer(
       removeData();
     },
   };
+}
+
+/** Whether the URL answers 2xx over HTTPS with `ca` trusted (fetch cannot be given a CA of its own). */
+function answersOverTls(url: string, ca: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = get(url, { ca, timeout: 10_000 }, (response) => {
+      response.resume();
+      resolve((response.statusCode ?? 0) >= 200 && (response.statusCode ?? 0) < 300);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
 }

@@ -83,15 +83,34 @@ function givenText(spec: OptionSpec<unknown, unknown>, flags: Flags, env: Env) {
   return undefined;
 }
 
+/** Rules between options, checked with the options' own. */
+export interface OptionRules {
+  /** Options given all or none at all (a certificate and its key). */
+  together?: readonly (readonly Option<unknown>[])[];
+}
+
 /**
  * Reads every option of `declaration` from flags, else environment, else its default. Throws a ConfigError
  * listing every problem (unknown flags, refused values), each naming the flag or variable and what is allowed.
  */
-export function readOptions<D extends Declaration>(declaration: D, flags: Flags, env: Env): ConfigOf<D> {
+export function readOptions<D extends Declaration>(
+  declaration: D,
+  flags: Flags,
+  env: Env,
+  rules: OptionRules = {},
+): ConfigOf<D> {
   const problems: string[] = [];
   const known = new Set(optionsOf(declaration).map((o) => o.spec.flag));
   for (const name of flags.keys()) {
     if (!known.has(name)) problems.push(`unknown flag --${name}`);
+  }
+  for (const group of rules.together ?? []) {
+    const missing = group.filter(({ spec }) => givenText(spec, flags, env) === undefined);
+    if (missing.length > 0 && missing.length < group.length) {
+      const names = group.map(({ spec }) => `--${spec.flag}`).join(' and ');
+      const unset = missing.map(({ spec }) => `--${spec.flag} (${spec.env})`).join(', ');
+      problems.push(`${names} go together: ${unset} is not set`);
+    }
   }
 
   const read = <V>({ spec }: Option<V>): V => {

@@ -153,3 +153,23 @@ export const pemCertificates = (): Parser<string> =>
     },
     undefined,
   );
+
+/** The path of a PEM file holding a private key (unencrypted); the value is the file's text. */
+export const pemPrivateKey = (): Parser<string> =>
+  parser(
+    'a readable file holding a PEM private key',
+    (given) => {
+      let pem: string;
+      try {
+        pem = readFileSync(given, 'utf8');
+      } catch (error) {
+        return new Refused((error as Error).message);
+      }
+      if (pem.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----'))
+        return new Refused('the key is encrypted; the server takes no passphrase');
+      return /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)
+        ? pem
+        : new Refused('it holds no PEM private key');
+    },
+    undefined,
+  );

@@ -9,10 +9,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type MockServer, startMock } from '@platform-api/mock';
 import { unavailable } from '@platform-api/test-support';
-import { isObject, type JsonObject, joinPointer, type Operation } from '@platform-api/validator';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { JsonObject } from '@platform-api/validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, loadBundle, namedExample, namedObjectExample, SpecValidator } from '../../src/index.js';
 import { referenceServerDatabases } from '../platform/support/reference-server.js';
+import { asArray, asObject, idsOf, logCaughtUp, prismRequests, successExamples } from './support/judging.js';
 import { type LoggedServer, startLoggedServer } from './support/logged-server.js';
 import {
   describeStep,
@@ -36,17 +37,6 @@ const fixtures = {
 };
 const csvExport = String(namedExample(validator, 'DatasetCsvExport'));
 
-type Json = JsonObject;
-const asObject = (value: unknown): Json => {
-  expect(isObject(value), `expected an object, got ${JSON.stringify(value)}`).toBe(true);
-  return value as Json;
-};
-const asArray = (value: unknown): unknown[] => {
-  expect(Array.isArray(value), `expected an array, got ${JSON.stringify(value)}`).toBe(true);
-  return value as unknown[];
-};
-const idsOf = (list: unknown): unknown[] => asArray(list).map((item) => asObject(item).id);
-
 function stepOf(run: WalkRun, name: string): WalkStep {
   const step = run.steps.find((candidate) => candidate.name === name);
   expect(step, `the walk did not report the step ${name}`).toBeDefined();
@@ -60,10 +50,10 @@ function okValue(run: WalkRun, name: string): unknown {
   return step.value;
 }
 
-function jwtClaims(token: string): Json {
+function jwtClaims(token: string): JsonObject {
   const payload = token.split('.')[1];
   if (payload === undefined) throw new Error(`not a JWT: ${token}`);
-  return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Json;
+  return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as JsonObject;
 }
 
 function pathOf(exchange: Exchange): string {
@@ -92,41 +82,6 @@ function conformanceProblems(run: WalkRun): string[] {
   return problems;
 }
 
-/** The examples of an operation's 2xx responses (what Prism answers with). */
-function successExamples(operation: Operation): unknown[] {
-  const values: unknown[] = [];
-  const responses = isObject(operation.node.responses) ? operation.node.responses : {};
-  for (const [status, raw] of Object.entries(responses)) {
-    if (!/^2/.test(status)) continue;
-    const response = validator.resolve({
-      node: raw,
-      pointer: joinPointer(operation.pointer, 'responses', status),
-    });
-    const content = isObject(response.node.content) ? response.node.content : {};
-    for (const [mediaType, media] of Object.entries(content)) {
-      if (!isObject(media)) continue;
-      if ('example' in media) values.push(media.example);
-      for (const [name, example] of Object.entries(isObject(media.examples) ? media.examples : {})) {
-        const resolved = validator.resolve({
-          node: example,
-          pointer: joinPointer(response.pointer, 'content', mediaType, 'examples', name),
-        });
-        if ('value' in resolved.node) values.push(resolved.node.value);
-      }
-    }
-  }
-  return values;
-}
-
-/** Waits (at most a minute) until a log read from another process shows at least `count` requests. */
-async function logCaughtUp(logged: () => number, count: number): Promise<void> {
-  await vi
-    .waitFor(() => expect(logged()).toBeGreaterThanOrEqual(count), { timeout: 60_000, interval: 50 })
-    .catch(() => {
-      // The caller's assertions on the log say what is missing.
-    });
-}
-
 /** The walk's steps against the mock after the token: each must give back one of the spec's examples. */
 const mockAnswerSteps = [
   'users_add',
@@ -139,7 +94,6 @@ const mockAnswerSteps = [
 ];
 
 const walkedRequests = (run: WalkRun) => run.steps.reduce((count, step) => count + step.exchanges.length, 0);
-const prismRequests = (log: string) => [...log.matchAll(/\[HTTP SERVER\] (\w+) (\S+) .*Request received/g)];
 
 const databases = await referenceServerDatabases('pydomo against the reference server');
 
@@ -325,7 +279,9 @@ if (!sdk.available) {
       const exchange = stepOf(run, 'token').exchanges.at(-1);
       const operation = exchange && validator.findOperation(exchange.method, pathOf(exchange));
       if (!operation) throw new Error('the token request matches no operation');
-      const tokens = successExamples(operation).map((example) => String(asObject(example).access_token));
+      const tokens = successExamples(validator, operation).map((example) =>
+        String(asObject(example).access_token),
+      );
       expect(tokens.map((token) => jwtClaims(token).exp)).toContain(expiration);
       expect(expiration).toBeGreaterThan(Date.now() / 1000 + 10 * 365 * 24 * 3600);
     });
@@ -337,7 +293,7 @@ if (!sdk.available) {
         const operation = exchange && validator.findOperation(exchange.method, pathOf(exchange));
         if (!operation) throw new Error(`${name}: its request matches no operation`);
         // A list pydomo cut short (ds_list with a limit) is the start of the example's list.
-        const matches = successExamples(operation).some((example) =>
+        const matches = successExamples(validator, operation).some((example) =>
           Array.isArray(example) && Array.isArray(value)
             ? value.length > 0 && isDeepStrictEqual(value, example.slice(0, value.length))
             : isDeepStrictEqual(value, example),

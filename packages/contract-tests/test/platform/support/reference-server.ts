@@ -4,7 +4,12 @@
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { type ReferenceServer, startReferenceServer as start, unavailable } from '@platform-api/test-support';
+import {
+  type ReferenceServer,
+  type ReferenceServerOptions as ServerOptions,
+  startReferenceServer as start,
+  unavailable,
+} from '@platform-api/test-support';
 import pg from 'pg';
 
 const require = createRequire(import.meta.url);
@@ -52,6 +57,8 @@ export type { ReferenceServer };
 export interface ReferenceServerOptions {
   /** Every line the server writes (stdout and stderr); without it, its output goes to the test's. */
   onOutput?: (line: string) => void;
+  /** Serve HTTPS with this certificate (test-support's selfSignedCertificate()). */
+  tls?: ServerOptions['tls'];
 }
 
 /** test-support's reference server, on SQLite (its own temp folder) or PostgreSQL (a fresh schema, dropped). */
@@ -60,7 +67,7 @@ export async function startReferenceServer(
   extraEnv: Record<string, string> = {},
   options: ReferenceServerOptions = {},
 ): Promise<ReferenceServer> {
-  if (database === 'sqlite') return start(cli, { env: extraEnv, onLine: options.onOutput });
+  if (database === 'sqlite') return start(cli, { env: extraEnv, onLine: options.onOutput, tls: options.tls });
   const schema = `contract_${process.pid}_${Date.now()}`;
   const dropSchema = async () => {
     // Leave the shared test database as we found it.
@@ -72,6 +79,7 @@ export async function startReferenceServer(
   const server = await start(cli, {
     env: { ...extraEnv, DATABASE_URL: postgresUrl, PLATFORM_DATABASE_SCHEMA: schema },
     onLine: options.onOutput,
+    tls: options.tls,
   }).catch(async (error: unknown) => {
     await dropSchema().catch(() => {});
     throw error;

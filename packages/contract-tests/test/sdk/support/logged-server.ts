@@ -2,7 +2,11 @@
 // request log read back: every request it received and what it answered, from its own log lines
 // (`incoming request` / `request completed`, joined by reqId). That is how the SDK test counts token
 // requests on the server's side.
-import { type DatabaseKind, startReferenceServer } from '../../platform/support/reference-server.js';
+import {
+  type DatabaseKind,
+  type ReferenceServerOptions,
+  startReferenceServer,
+} from '../../platform/support/reference-server.js';
 
 export interface LoggedRequest {
   reqId: string;
@@ -22,7 +26,11 @@ export interface LoggedServer {
   close(): Promise<void>;
 }
 
-export async function startLoggedServer(database: DatabaseKind): Promise<LoggedServer> {
+/** `tls`: serve HTTPS with that certificate (an SDK that speaks only HTTPS); the URL is then https://. */
+export async function startLoggedServer(
+  database: DatabaseKind,
+  tls?: ReferenceServerOptions['tls'],
+): Promise<LoggedServer> {
   const requests = new Map<string, LoggedRequest>();
   const readLogLine = (line: string) => {
     if (!line.startsWith('{')) return;
@@ -48,7 +56,7 @@ export async function startLoggedServer(database: DatabaseKind): Promise<LoggedS
   const server = await startReferenceServer(
     database,
     { LOG_LEVEL: 'info', PLATFORM_DELIVERY: 'false' },
-    { onOutput: readLogLine },
+    { onOutput: readLogLine, tls },
   );
   try {
     const credentials = await server.createClient('sdk', ['user', 'data']);
