@@ -13,7 +13,15 @@
 // The last release is the newest tag `@platform-api/spec@<version>` (what `changeset tag` creates); with
 // none, the merge base with main.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -222,7 +230,27 @@ function changelogSection(title, changes) {
   return lines.join('\n');
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'api-changes-'));
+// The scratch folder (two checkouts and bundles, a few MB) goes however the run ends: a signal (Ctrl-C
+// during a build) exits through process.exit, which runs the 'exit' listener. A run killed outright
+// (SIGKILL) leaves its folder behind: the next run removes those whose pid is gone.
+const scratchPrefix = 'api-changes-';
+for (const entry of readdirSync(tmpdir())) {
+  const pid = /^(\d+)-/.exec(entry.startsWith(scratchPrefix) ? entry.slice(scratchPrefix.length) : '')?.[1];
+  if (!pid) continue;
+  try {
+    process.kill(Number(pid), 0);
+  } catch (error) {
+    if (error.code === 'ESRCH') rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+const scratch = mkdtempSync(join(tmpdir(), `${scratchPrefix}${process.pid}-`));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+for (const [signal, number] of [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+])
+  process.on(signal, () => process.exit(128 + number));
 try {
   const headTree = options['head-dir'] ? resolve(options['head-dir']) : repoRoot;
   let baseTree;

@@ -22,10 +22,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ReferenceServer, startReferenceServer, unavailable } from '@platform-api/test-support';
+import {
+  type ReferenceServer,
+  readmeBlock,
+  startReferenceServer,
+  unavailable,
+} from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packTarballs, publishablePackages } from '../../../scripts/lib/publishable.mjs';
-import { readmeBlock } from './support/readme.js';
 import { type RecordingRegistry, startRecordingRegistry } from './support/recording-registry.js';
 import { type LocalRegistry, startLocalRegistry } from './support/registry.js';
 

@@ -21,3 +21,4 @@ export {
 } from './reference-server.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
 export { skippedTitle, type UnavailableOptions, unavailable } from './unavailable.js';
+export { readmeBlock } from './readme.js';
