@@ -109,7 +109,7 @@ describe('the breaking-change gate (platform-public against a fixture release)',
 });
 
 describe('the scratch folder', () => {
-  it('is removed when the run is interrupted (Ctrl-C during a build), and a dead run\'s folder by the next run', async () => {
+  it("is removed when the run is interrupted (Ctrl-C during a build), and a dead run's folder by the next run", async () => {
     const temp = join(scratch, 'tmp');
     mkdirSync(temp);
     // What a run killed outright leaves: a folder named after a pid that is gone.

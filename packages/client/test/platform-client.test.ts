@@ -314,7 +314,11 @@ describe('an unreachable host', () => {
   it('rejects the first call of a fresh client with a PlatformConnectionError (a closed port)', async () => {
     // A port that was free a moment ago: nothing listens there, the connection is refused.
     const port = await freePort();
-    const client = createPlatformClient({ ...credentials, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1 });
+    const client = createPlatformClient({
+      ...credentials,
+      baseUrl: `http://127.0.0.1:${port}`,
+      maxRetries: 1,
+    });
     const failure = await client.GET('/v1/users').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PlatformConnectionError);
     expect(failure).not.toBeInstanceOf(PlatformAuthError);

@@ -14,6 +14,7 @@ export {
   startTimeoutMs,
 } from './processes.js';
 export { type PythonVenv, type PythonVenvOptions, pythonVenv } from './python-venv.js';
+export { readmeBlock } from './readme.js';
 export {
   type ReferenceServer,
   type ReferenceServerOptions,
@@ -21,4 +22,3 @@ export {
 } from './reference-server.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
 export { skippedTitle, type UnavailableOptions, unavailable } from './unavailable.js';
-export { readmeBlock } from './readme.js';
