@@ -100,15 +100,16 @@ describe('webhook receiver example', () => {
     expect(receiver.postBacks).toHaveLength(1);
   });
 
-  it("takes every event type from the mock's `trigger` (as its README says), answering the slash command", async () => {
+  it("takes every event type from the mock's `trigger`, answering those it answers", async () => {
     const receive = createWebhookReceiver({ signingSecret });
     server = createServer((request, response) => void receive(request, response));
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const events = new ChatEvents();
     for (const eventType of events.types) {
-      // This receiver answers slash commands only: their post-back is required, the others have none.
-      const slash = eventType === 'SLASH_COMMAND';
+      // The example answers a slash command and welcomes joiners: their post-back is required, the other
+      // events have none (and need none: the 2xx is the delivery).
+      const slash = eventType === 'SLASH_COMMAND' || eventType === 'USERS_JOINED_CHANNEL';
       const result = await trigger({
         eventType,
         to: `http://127.0.0.1:${port}/events`,
