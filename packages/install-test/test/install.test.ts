@@ -100,6 +100,7 @@ const manifestOf = (dir: string) =>
     name: string;
     version: string;
     private?: boolean;
+    type?: string;
     license?: string;
     exports?: unknown;
     bin?: Record<string, string>;
@@ -370,5 +371,14 @@ function installTests() {
       npmEnv,
     );
     expect(imported.stdout.trim(), tail(imported)).toBe('function');
+    // That project is CommonJS (npm init -y): require() loads the client too (Node 20.19+ requires ESM).
+    expect(manifestOf(fromTarballs).type ?? 'commonjs').toBe('commonjs');
+    const required = await run(
+      process.execPath,
+      ['-e', "console.log(typeof require('@platform-api/client').createPlatformClient)"],
+      fromTarballs,
+      npmEnv,
+    );
+    expect(required.stdout.trim(), tail(required)).toBe('function');
   });
 }
