@@ -42,6 +42,7 @@ const METHODS = 'GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE';
 
 const { values: options } = parseArgs({
   options: {
+    help: { type: 'boolean', short: 'h', default: false },
     check: { type: 'boolean', default: false },
     changelog: { type: 'string' },
     base: { type: 'string' },
@@ -50,6 +51,13 @@ const { values: options } = parseArgs({
     api: { type: 'string' },
   },
 });
+if (options.help) {
+  // The usage is this file's opening comment.
+  const source = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  const header = source.slice(0, source.indexOf('\nimport '));
+  console.log(header.replace(/^\/\/ ?/gm, ''));
+  process.exit(0);
+}
 // `--api platform-public`: one API only.
 const apis = GATED_APIS.filter((api) => !options.api || api.name === options.api);
 if (apis.length === 0)

@@ -133,3 +133,13 @@ describe('the scratch folder', () => {
     expect(readdirSync(temp)).toEqual([]);
   });
 });
+
+describe('--help', () => {
+  it('prints the usage (-h too) and does nothing else', async () => {
+    for (const flag of ['--help', '-h']) {
+      const { stdout } = await promisify(execFile)(process.execPath, [script, flag]);
+      expect(stdout).toContain('node scripts/api-changes.mjs --check');
+      expect(stdout).toContain('--base REF');
+    }
+  });
+});

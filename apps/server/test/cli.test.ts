@@ -213,6 +213,15 @@ describe('platform-server CLI', () => {
     }
   });
 
+  it('npm run bench -- --help prints its usage and measures nothing', () => {
+    for (const flag of ['--help', '-h']) {
+      const usage = execFileSync(process.execPath, [join(root, 'bench', 'bench.mjs'), flag], {
+        encoding: 'utf8',
+      });
+      expect(usage).toContain('Usage: npm run bench -- [--duration 8]');
+    }
+  });
+
   it('names the option, where its bad value came from and what is allowed', () => {
     try {
       run(['serve', '--data-dir', dataDir, '--delivery-lease', '1ms'], { PORT: 'eighty' });
