@@ -115,10 +115,11 @@ describe('the scratch folder', () => {
     // What a run killed outright leaves: a folder named after a pid that is gone.
     const deadPid = 2 ** 22 + 1; // above Linux's pid_max: never a live process
     mkdirSync(join(temp, `api-changes-${deadPid}-abcdef`));
+    // In its own process group, which gets the SIGINT as a terminal's Ctrl-C does: Redocly or Optic too.
     const child = spawn(
       process.execPath,
       [script, '--api', 'platform-public', '--base-dir', released, '--head-dir', released],
-      { env: { ...process.env, TMPDIR: temp }, stdio: 'ignore' },
+      { env: { ...process.env, TMPDIR: temp }, stdio: 'ignore', detached: true },
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // Interrupted once it has made its own folder (the dead run's is gone by then).
@@ -128,7 +129,7 @@ describe('the scratch folder', () => {
       },
       { timeout: 120_000, interval: 50 },
     );
-    child.kill('SIGINT');
+    process.kill(-(child.pid ?? 0), 'SIGINT');
     expect(await exited).toBe(130);
     expect(readdirSync(temp)).toEqual([]);
   });
