@@ -29,6 +29,8 @@ function isFree(port) {
   });
 }
 
+const dataDir = process.env.PLATFORM_DATA_DIR ?? 'data';
+
 // Before anything else: a busy port would otherwise show up as another instance's "Running" URLs and
 // then a crash.
 const busy = [];
@@ -37,8 +39,10 @@ for (const [key, setting] of Object.entries(portSettings)) {
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
     busy.push(`${setting.variable}=${process.env[setting.variable]} is not a TCP port`);
   } else if (!(await isFree(port))) {
+    // A second stack also needs its own SQLite data: the server refuses a data directory another uses.
+    const alsoData = key === 'server' ? ` PLATFORM_DATA_DIR=${dataDir}-${port + 100}` : '';
     busy.push(
-      `port ${port} (${setting.what}) is in use — stop what listens there, or move it: ${setting.variable}=${port + 100} npm start`,
+      `port ${port} (${setting.what}) is in use — stop what listens there (another npm start?), or move it: ${setting.variable}=${port + 100}${alsoData} npm start`,
     );
   }
 }
@@ -61,7 +65,7 @@ const services = [
       '--port',
       String(ports.server),
       '--data-dir',
-      process.env.PLATFORM_DATA_DIR ?? 'data',
+      dataDir,
       '--docs-url',
       `http://localhost:${ports.docs}/`,
       // Short lines for a console (LOG_FORMAT=json restores the JSON a log collector wants).
@@ -98,7 +102,8 @@ pnpm(
     'turbo',
     'run',
     'build',
-    '--output-logs=errors-only',
+    // What runs is shown as it runs (a first build takes minutes); what comes from turbo's cache is not.
+    '--output-logs=new-only',
     ...services.map((s) => `--filter=@platform-api/${s.name}`),
   ],
   {

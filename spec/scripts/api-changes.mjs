@@ -12,9 +12,17 @@
 //
 // The last release is the newest tag `@platform-api/spec@<version>` (what `changeset tag` creates); with
 // none, the merge base with main.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -32,8 +40,41 @@ const GATED_APIS = [
 const RELEASE_TAG = '@platform-api/spec@';
 const METHODS = 'GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE';
 
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/**
+ * Ends the run as the signal would (128 + its number), through process.exit so that the scratch folder goes:
+ * on our own signal, or when the tool running died of one (a Ctrl-C reaches the whole process group).
+ */
+function exitIfInterrupted(signal) {
+  if (signal && INTERRUPTS.includes(signal)) process.exit(128 + osConstants.signals[signal]);
+}
+
+/**
+ * Runs Redocly or Optic (the long steps) without blocking: a signal to this process is handled at once,
+ * not after every synchronous step.
+ */
+function runTool(command, args, options) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (status, signal) => {
+      exitIfInterrupted(signal);
+      resolvePromise({ status, signal, stdout, stderr });
+    });
+  });
+}
+
 const { values: options } = parseArgs({
   options: {
+    help: { type: 'boolean', short: 'h', default: false },
     check: { type: 'boolean', default: false },
     changelog: { type: 'string' },
     base: { type: 'string' },
@@ -42,6 +83,13 @@ const { values: options } = parseArgs({
     api: { type: 'string' },
   },
 });
+if (options.help) {
+  // The usage is this file's opening comment.
+  const source = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  const header = source.slice(0, source.indexOf('\nimport '));
+  console.log(header.replace(/^\/\/ ?/gm, ''));
+  process.exit(0);
+}
 // `--api platform-public`: one API only.
 const apis = GATED_APIS.filter((api) => !options.api || api.name === options.api);
 if (apis.length === 0)
@@ -104,14 +152,15 @@ function checkout(ref, scratch) {
 }
 
 /** Bundles one API of a tree (a repository root or a copy of it) into a JSON file. */
-function bundle(tree, api, scratch, label) {
+async function bundle(tree, api, scratch, label) {
   const output = join(scratch, `${label}-${api.name}.json`);
   const config = join(tree, 'redocly.yaml');
   if (!parseYaml(readFileSync(config, 'utf8')).apis?.[api.alias]) return undefined; // the API did not exist yet
-  execFileSync(bin('redocly'), ['bundle', api.alias, '--config', config, '--output', output], {
+  const run = await runTool(bin('redocly'), ['bundle', api.alias, '--config', config, '--output', output], {
     cwd: tree,
-    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  if (run.status !== 0)
+    throw new Error(`redocly bundle ${api.alias} failed (${run.status ?? run.signal}):\n${run.stderr}`);
   // Examples and code samples are documentation, not contract, and they triple Optic's time.
   const withoutExamples = JSON.stringify(JSON.parse(readFileSync(output, 'utf8')), (key, value) =>
     key === 'examples' || key === 'example' || key === 'x-codeSamples' ? undefined : value,
@@ -125,7 +174,7 @@ function bundle(tree, api, scratch, label) {
  * `added`, `removed` or nothing for changed) with the changes listed below it, and which fail a
  * breaking-change rule (`x`).
  */
-function compare(before, after) {
+async function compare(before, after) {
   const env = { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off' };
   // Loose validation: Optic's strict mode refuses boolean schemas, which OpenAPI 3.1 allows.
   const args = [
@@ -139,12 +188,7 @@ function compare(before, after) {
     'error',
   ];
   // Under CI=true Optic writes ci-run-details.json into its working folder: the base's temp folder, not ours.
-  const run = spawnSync(bin('optic'), args, {
-    cwd: dirname(resolve(before)),
-    encoding: 'utf8',
-    env,
-    maxBuffer: 1 << 28,
-  });
+  const run = await runTool(bin('optic'), args, { cwd: dirname(resolve(before)), env });
   if (run.status !== 0 && run.status !== 1) {
     throw new Error(`optic diff failed (${run.status ?? run.signal}):\n${run.stderr}${run.stdout}`);
   }
@@ -180,11 +224,11 @@ function acknowledgements(tree) {
 }
 
 /** One API's changes between two trees (undefined base: the API is new). */
-function apiChanges(api, baseTree, headTree, scratch) {
-  const head = bundle(headTree, api, scratch, 'head');
-  const base = baseTree && bundle(baseTree, api, scratch, 'base');
+async function apiChanges(api, baseTree, headTree, scratch) {
+  const head = await bundle(headTree, api, scratch, 'head');
+  const base = baseTree && (await bundle(baseTree, api, scratch, 'base'));
   if (!base) return { api, base, head, breaking: [], operations: [], report: '', isNew: true };
-  return { api, base, head, ...compare(base, head) };
+  return { api, base, head, ...(await compare(base, head)) };
 }
 
 function changelogSection(title, changes) {
@@ -222,7 +266,22 @@ function changelogSection(title, changes) {
   return lines.join('\n');
 }
 
-const scratch = mkdtempSync(join(tmpdir(), 'api-changes-'));
+// The scratch folder (two checkouts and bundles, a few MB) goes however the run ends: a signal (Ctrl-C
+// during a build) exits through process.exit, which runs the 'exit' listener. A run killed outright
+// (SIGKILL) leaves its folder behind: the next run removes those whose pid is gone.
+const scratchPrefix = 'api-changes-';
+for (const entry of readdirSync(tmpdir())) {
+  const pid = /^(\d+)-/.exec(entry.startsWith(scratchPrefix) ? entry.slice(scratchPrefix.length) : '')?.[1];
+  if (!pid) continue;
+  try {
+    process.kill(Number(pid), 0);
+  } catch (error) {
+    if (error.code === 'ESRCH') rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+const scratch = mkdtempSync(join(tmpdir(), `${scratchPrefix}${process.pid}-`));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+for (const signal of INTERRUPTS) process.on(signal, () => exitIfInterrupted(signal));
 try {
   const headTree = options['head-dir'] ? resolve(options['head-dir']) : repoRoot;
   let baseTree;
@@ -238,10 +297,11 @@ try {
     }
   }
   const acknowledged = acknowledgements(headTree);
-  const unreleased = apis.map((api) => {
-    const change = apiChanges(api, baseTree, headTree, scratch);
-    return { ...change, acknowledged: acknowledged[api.name] ?? [] };
-  });
+  const unreleased = [];
+  for (const api of apis) {
+    const change = await apiChanges(api, baseTree, headTree, scratch);
+    unreleased.push({ ...change, acknowledged: acknowledged[api.name] ?? [] });
+  }
 
   let failed = false;
   console.log(`API changes compared with ${baseLabel ?? 'nothing (no release tag and no main branch)'}:`);
@@ -273,7 +333,8 @@ try {
     for (let i = tags.length - 1; i >= 0; i--) {
       const headOfRelease = checkout(tags[i], scratch);
       const before = i > 0 ? checkout(tags[i - 1], scratch) : undefined;
-      const changes = apis.map((api) => apiChanges(api, before, headOfRelease, scratch));
+      const changes = [];
+      for (const api of apis) changes.push(await apiChanges(api, before, headOfRelease, scratch));
       sections.push(changelogSection(tags[i].slice(RELEASE_TAG.length), changes));
     }
     const text = [

@@ -1,12 +1,21 @@
 // The breaking-change gate (scripts/api-changes.mjs) on fixture copies of the spec: a copy as released,
 // and a copy with one edit. Optic judges; these tests check that the gate fails and passes when it should.
-import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 const specDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = join(specDir, '..');
@@ -96,5 +105,42 @@ describe('the breaking-change gate (platform-public against a fixture release)',
     const result = await gate(head);
     expect(result.code, result.stdout).toBe(0);
     expect(result.changelog).toContain('— **breaking**: No client reads email yet.');
+  });
+});
+
+describe('the scratch folder', () => {
+  it("is removed when the run is interrupted (Ctrl-C during a build), and a dead run's folder by the next run", async () => {
+    const temp = join(scratch, 'tmp');
+    mkdirSync(temp);
+    // What a run killed outright leaves: a folder named after a pid that is gone.
+    const deadPid = 2 ** 22 + 1; // above Linux's pid_max: never a live process
+    mkdirSync(join(temp, `api-changes-${deadPid}-abcdef`));
+    // In its own process group, which gets the SIGINT as a terminal's Ctrl-C does: Redocly or Optic too.
+    const child = spawn(
+      process.execPath,
+      [script, '--api', 'platform-public', '--base-dir', released, '--head-dir', released],
+      { env: { ...process.env, TMPDIR: temp }, stdio: 'ignore', detached: true },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Interrupted once it has made its own folder (the dead run's is gone by then).
+    await vi.waitFor(
+      () => {
+        expect(readdirSync(temp)).toEqual([expect.stringMatching(new RegExp(`^api-changes-${child.pid}-`))]);
+      },
+      { timeout: 120_000, interval: 50 },
+    );
+    process.kill(-(child.pid ?? 0), 'SIGINT');
+    expect(await exited).toBe(130);
+    expect(readdirSync(temp)).toEqual([]);
+  });
+});
+
+describe('--help', () => {
+  it('prints the usage (-h too) and does nothing else', async () => {
+    for (const flag of ['--help', '-h']) {
+      const { stdout } = await promisify(execFile)(process.execPath, [script, flag]);
+      expect(stdout).toContain('node scripts/api-changes.mjs --check');
+      expect(stdout).toContain('--base REF');
+    }
   });
 });

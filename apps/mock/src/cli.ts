@@ -19,14 +19,20 @@ trigger options:
   --callback-host <host>  where the callback endpoint listens (default 127.0.0.1)
   --callback-port <port>  its port (default: a free one)
   --callback-url <url>    the callback URL's base as the receiver sees it (a tunnel)
-  --wait <seconds>        how long to wait for the post-back (default 30; 0: do not wait)
+  --wait <seconds>        how long to wait for a post-back (default 5; 0: do not wait)
+  --expect-post-back      fail when none comes (a post-back is optional: any 2xx is delivered)
   --timeout <seconds>     deadline of the delivery (default 10)
   --ca <file>             trust this CA certificate (PEM) for the receiver
   --insecure              accept any certificate (a self-signed receiver)`;
 
 const [command, ...rest] = process.argv.slice(2);
-if (command === 'trigger') process.exitCode = await runTrigger(rest);
-else if (command === '--help' || command === '-h' || command === 'help') console.log(USAGE);
+// --help (-h) anywhere, after any subcommand: the usage, never a start or a delivery.
+const wantsHelp = (args: string[]) => {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+};
+if (command === 'help' || wantsHelp(process.argv.slice(2))) console.log(USAGE);
+else if (command === 'trigger') process.exitCode = await runTrigger(rest);
 else await runMocks(process.argv.slice(2));
 
 async function runTrigger(args: string[]): Promise<number> {
@@ -95,6 +101,7 @@ async function runTrigger(args: string[]): Promise<number> {
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(values.ca !== undefined ? { ca: readFileSync(values.ca, 'utf8') } : {}),
       ...(values.insecure ? { insecure: true } : {}),
+      ...(values['expect-post-back'] ? { expectPostBack: true } : {}),
       events,
       log: (line) => console.log(`[${eventType}] ${line}`),
     });
@@ -120,6 +127,7 @@ function parseTriggerArgs(args: string[]) {
       timeout: { type: 'string' },
       ca: { type: 'string' },
       insecure: { type: 'boolean' },
+      'expect-post-back': { type: 'boolean' },
       list: { type: 'boolean' },
     },
   });

@@ -24,6 +24,9 @@ const FRAMING_HEADERS = new Set([
   'upgrade',
 ]);
 
+/** How long a post-back is waited for by default: a receiver that answers does so within a second or two. */
+export const DEFAULT_WAIT_MS = 5_000;
+
 /** Bytes of the receiver's answer kept for the report. */
 const MAX_ANSWER_BYTES = 2048;
 
@@ -41,8 +44,14 @@ export interface TriggerOptions {
   callbackPort?: number;
   /** The callback URL's base as the receiver must see it (a tunnel), instead of http://host:port. */
   callbackBaseUrl?: string;
-  /** How long to wait for the post-back after a 2xx; 0 does not wait (the post-back is not checked). */
+  /**
+   * How long to wait for a post-back after a 2xx (default 5 s); 0 does not wait. A post-back that comes is
+   * checked; none is fine unless `expectPostBack`: the service counts any 2xx as delivered, and a receiver
+   * answers in the channel only when it has something to say (the client README's answers slash commands).
+   */
   waitMs?: number;
+  /** Fail when no post-back comes within `waitMs` (a receiver that should answer every event). */
+  expectPostBack?: boolean;
   /** The deadline of the delivery (connect, TLS and the answer): the spec's 10 seconds by default. */
   timeoutMs?: number;
   /** Extra CA certificates (PEM) to trust for an https receiver, as the server's extra CA. */
@@ -154,13 +163,21 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
     log(`receiver answered ${delivery.status}${acknowledged ? '' : ` (${meaning(delivery.status)})`}`);
     if (!acknowledged) return { ok: false, ...base };
 
-    const waitMs = options.waitMs ?? 30_000;
+    const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
     if (!callback || waitMs === 0) return { ok: true, ...base };
-    log(`waiting up to ${Math.round(waitMs / 1000)} s for the post-back to ${callback.url}`);
+    const seconds = `${Math.round(waitMs / 100) / 10} s`;
+    log(`waiting up to ${seconds} for a post-back to ${callback.url}`);
     const postBack = await within(callback.postBack, waitMs);
     if (!postBack) {
-      log(`no post-back within ${Math.round(waitMs / 1000)} s`);
-      return { ok: false, ...base };
+      if (options.expectPostBack) {
+        log(`no post-back within ${seconds} (expected one: --expect-post-back)`);
+        return { ok: false, ...base };
+      }
+      log(
+        `no post-back within ${seconds}: fine, a post-back is optional (the 2xx is the delivery); ` +
+          '--expect-post-back makes it required, --wait gives it longer',
+      );
+      return { ok: true, ...base };
     }
     if (postBack.accepted) log(`post-back accepted (${postBack.status}): ${postBack.body}`);
     else log(`post-back refused (${postBack.status}): ${postBack.problems.join('; ')}`);

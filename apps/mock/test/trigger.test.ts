@@ -1,7 +1,8 @@
 // `trigger` against a real local HTTPS receiver (self-signed certificate, trusted through `ca`): every
 // event type of the bundle arrives signed so that the `standardwebhooks` library verifies it, matches the
 // spec, and the receiver's post-back to `callback.url` is accepted with a spec-valid answer; refused
-// post-backs get spec-valid ApiErrors, and a receiver that fails or stays silent fails the trigger.
+// post-backs get spec-valid ApiErrors, and a receiver that fails fails the trigger (one that posts nothing
+// back, only with expectPostBack: a post-back is optional).
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import https from 'node:https';
@@ -210,12 +211,27 @@ describe('trigger', () => {
     expect(validator.validateResponse(events.callback.operation, answer)).toEqual([]);
   });
 
-  it('fails when no post-back comes within --wait', async () => {
+  it('succeeds without a post-back (optional: the 2xx is the delivery), fails with expectPostBack', async () => {
     behaviour.postBack = undefined;
-    const result = await trigger({ eventType, to: receiverUrl, ca: cert.cert, waitMs: 200 });
-    expect(result.ok).toBe(false);
-    expect(result.delivery.status).toBe(204);
+    const lines: string[] = [];
+    const result = await trigger({
+      eventType,
+      to: receiverUrl,
+      ca: cert.cert,
+      waitMs: 200,
+      log: (line) => lines.push(line),
+    });
+    expect(result).toMatchObject({ ok: true, delivery: { status: 204 } });
     expect(result.postBack).toBeUndefined();
+    expect(lines.join('\n')).toMatch(/no post-back within 0\.2 s: fine, a post-back is optional/);
+    const expected = await trigger({
+      eventType,
+      to: receiverUrl,
+      ca: cert.cert,
+      waitMs: 200,
+      expectPostBack: true,
+    });
+    expect(expected).toMatchObject({ ok: false, delivery: { status: 204 } });
   });
 
   it('fails when the receiver does not answer 2xx', async () => {
@@ -282,6 +298,25 @@ describe('the CLI', () => {
       code: 1,
       stdout: expect.stringContaining('receiver answered 500'),
     });
+  });
+
+  it('prints the usage for --help and -h after every command, and exits 0', async () => {
+    for (const args of [
+      ['--help'],
+      ['-h'],
+      ['help'],
+      ['platform', '--help'],
+      ['site', '-h'],
+      ['trigger', '--help'],
+      ['trigger', '-h'],
+      ['trigger', 'MESSAGE_POSTED', '--to', receiverUrl, '--help'],
+      ['trigger', '--list', '-h'],
+    ]) {
+      const { stdout, stderr } = await run(process.execPath, [cli, ...args]);
+      expect(stderr, args.join(' ')).toBe('');
+      expect(stdout, args.join(' ')).toContain('platform-api-mock trigger <EVENT_TYPE|all ...> --to <url>');
+    }
+    expect(received).toEqual([]);
   });
 
   it('exits 2 on an unknown event type', async () => {

@@ -35,8 +35,14 @@ import {
   stopAll,
 } from './servers.mjs';
 
+const USAGE = `Usage: npm run bench -- [--duration 8] [--connections 32] [--memory-seconds 60] [--events 5000]
+                     [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT]
+                     [--profile DIR] [--quick]
+What each figure measures: docs/guides/benchmarks.md`;
+
 const { values } = parseArgs({
   options: {
+    help: { type: 'boolean', short: 'h', default: false },
     duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
     'memory-seconds': { type: 'string' },
@@ -48,6 +54,10 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const quick = values.quick;
 const positive = (name, text) => {
   const n = Number(text);

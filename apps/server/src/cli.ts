@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { mkdirSync } from 'node:fs';
 import { buildApp } from './app.js';
 import {
   bootstrapDevInstance,
@@ -11,6 +12,7 @@ import { SigningKeys } from './auth/signing-keys.js';
 import { systemClock } from './clock.js';
 import { type Flags, optionsHelp } from './config/options.js';
 import { ConfigError, loadConfig, parseFlags, SERVER_OPTIONS, type ServerConfig } from './config.js';
+import { type DataDirLock, lockDataDir } from './db/data-dir-lock.js';
 import { createDatabase } from './db/database.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startSweeper } from './delivery/sweeper.js';
@@ -81,6 +83,12 @@ async function serve(flags: Flags): Promise<void> {
   );
   const clock = systemClock;
   const doc = loadPlatformSpec();
+  // One server per SQLite data directory (PostgreSQL serves several: they share the outbox safely).
+  let lock: DataDirLock | undefined;
+  if (!config.databaseUrl) {
+    mkdirSync(config.dataDir, { recursive: true });
+    lock = lockDataDir(config.dataDir, (message) => logger.warn(message));
+  }
   const database = await createDatabase({
     ...config,
     onConnectionError: (error) =>
@@ -139,6 +147,7 @@ async function serve(flags: Flags): Promise<void> {
       await dispatcher?.stop();
       await sweeper.stop();
       await database.close();
+      lock?.release();
       logger.info('stopped');
       process.exit(0);
     } catch (error) {
@@ -277,18 +286,17 @@ async function main(argv: string[]): Promise<void> {
   const { flags, positionals } = parseFlags(argv);
   const [command, sub, ...rest] = positionals;
   try {
+    // --help (-h) after any command or subcommand: the usage, never an action.
+    if (flags.has('help') || command === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
     if (command === 'serve' || command === undefined) {
-      if (flags.has('help')) {
-        process.stdout.write(`${USAGE}\n`);
-        return;
-      }
       await serve(flags);
     } else if (command === 'clients') {
       await clients(sub, rest, flags);
     } else if (command === 'keys') {
       await keys(sub, flags);
-    } else if (command === 'help' || command === '--help') {
-      process.stdout.write(`${USAGE}\n`);
     } else {
       throw new UsageError(`unknown command ${command}`);
     }

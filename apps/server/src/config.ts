@@ -263,7 +263,7 @@ export type ServerConfig = ConfigOf<typeof SERVER_OPTIONS>;
 /** The command line's own flags beside the configuration's (`--json`, `--help`, the clients command's). */
 export const COMMAND_FLAGS = {
   json: { type: 'boolean' },
-  help: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
   instance: { type: 'string' },
   scopes: { type: 'string' },
   name: { type: 'string' },

@@ -1,5 +1,5 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,9 +85,29 @@ describe('platform-server CLI', () => {
         { timeout: startTimeoutMs(), interval: 100 },
       );
       expect(token.status).toBe(200);
+
+      // Another server on the same data directory is refused, with the reason; the clients command is not.
+      const lock = JSON.parse(readFileSync(join(dataDir, 'server.lock'), 'utf8'));
+      expect(lock.pid).toBe(first.pid);
+      const otherPort = await freePort();
+      const refused = spawnSync(
+        process.execPath,
+        [cli, 'serve', '--port', String(otherPort), '--host', '127.0.0.1', '--data-dir', dataDir],
+        { encoding: 'utf8', timeout: startTimeoutMs() },
+      );
+      expect(refused.status, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(
+        `the data directory ${dataDir} is in use by another platform server (pid ${first.pid}`,
+      );
+      expect(refused.stderr).toContain('PLATFORM_DATA_DIR=');
+      expect(run(['clients', 'list', '--data-dir', dataDir])).toContain('dev');
+      expect(existsSync(join(dataDir, 'server.lock'))).toBe(true);
+
       const exit = new Promise<number | null>((resolve) => first.on('exit', (code) => resolve(code)));
       first.kill('SIGTERM');
       expect(await exit).toBe(0);
+      // Released on a clean stop.
+      expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
 
       // Second start on the same data: no credentials printed again.
       const second = spawn(process.execPath, [cli, ...args.slice(0, -2), '--log-level', 'info'], {
@@ -100,6 +120,36 @@ describe('platform-server CLI', () => {
       expect(await secondExit).toBe(0);
     },
     3 * startTimeoutMs(),
+  );
+
+  it(
+    'replaces the lock of a server that is gone, saying so',
+    async () => {
+      const staleDir = mkdtempSync(join(tmpdir(), 'platform-cli-stale-'));
+      try {
+        // What a killed server leaves: its lock, naming a pid no process has (above Linux's pid_max).
+        const deadPid = 2 ** 22 + 1;
+        writeFileSync(
+          join(staleDir, 'server.lock'),
+          JSON.stringify({ pid: deadPid, startedAt: '2026-11-24T10:00:00.000Z' }),
+        );
+        const port = await freePort();
+        const server = spawn(
+          process.execPath,
+          [cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', staleDir],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        const log = await outputMatching(collectOutput(server), /platform server started/);
+        expect(log).toContain(`removing the stale lock ${join(staleDir, 'server.lock')} of pid ${deadPid}`);
+        expect(JSON.parse(readFileSync(join(staleDir, 'server.lock'), 'utf8')).pid).toBe(server.pid);
+        const exit = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+        server.kill('SIGTERM');
+        expect(await exit).toBe(0);
+      } finally {
+        rmSync(staleDir, { recursive: true, force: true });
+      }
+    },
+    2 * startTimeoutMs(),
   );
 
   it('creates, lists and deletes clients', () => {
@@ -143,11 +193,32 @@ describe('platform-server CLI', () => {
     expect(run(['keys', 'list', '--data-dir', dataDir])).toMatch(new RegExp(`^${kid} .* signing\\n`, 'm'));
   });
 
-  it('prints the usage with every option of the declaration', () => {
-    for (const args of [['help'], ['--help'], ['serve', '--help']]) {
+  it('prints the usage with every option of the declaration, for --help and -h after any command', () => {
+    for (const args of [
+      ['help'],
+      ['--help'],
+      ['-h'],
+      ['serve', '--help'],
+      ['serve', '-h'],
+      ['clients', '--help'],
+      ['clients', 'create', '--help'],
+      ['clients', 'list', '-h'],
+      ['clients', 'delete', '--help'],
+      ['keys', 'rotate', '--help'],
+      ['keys', 'list', '-h'],
+    ]) {
       const usage = run(args);
       expect(usage, args.join(' ')).toContain('platform-server serve [options]');
       expect(usage, args.join(' ')).toContain(optionsHelp(SERVER_OPTIONS));
+    }
+  });
+
+  it('npm run bench -- --help prints its usage and measures nothing', () => {
+    for (const flag of ['--help', '-h']) {
+      const usage = execFileSync(process.execPath, [join(root, 'bench', 'bench.mjs'), flag], {
+        encoding: 'utf8',
+      });
+      expect(usage).toContain('Usage: npm run bench -- [--duration 8]');
     }
   });
 

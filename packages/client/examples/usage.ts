@@ -19,7 +19,8 @@ export async function usage(datasetId: string, groupId: number) {
 
   const created = await platform.POST('/v1/users', {
     params: { query: { sendInvite: false } },
-    body: { name: 'Ada Lovelace', email: 'ada@example.com', role: 'Admin' },
+    // A new address each run: the API answers 409 Conflict to an e-mail it already has.
+    body: { name: 'Ada Lovelace', email: `ada.${Date.now()}@example.com`, role: 'Admin' },
   });
   if (created.error) throw PlatformApiError.from(created);
   console.log(created.data.id, created.response.headers.get('Location'));

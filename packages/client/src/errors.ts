@@ -5,12 +5,12 @@ type ApiError = components['schemas']['ApiError'];
 
 /**
  * The client could not get an access token: the token endpoint answered with an error (`body` holds the
- * OAuth 2.0 error, e.g. `invalid_client` for a wrong secret), answered 200 without a usable token, or could
- * not be reached (`cause`).
+ * OAuth 2.0 error, e.g. `invalid_client` for a wrong secret) or answered 200 without a usable token. A token
+ * endpoint that does not answer at all is a `PlatformConnectionError`, as for any other call.
  */
 export class PlatformAuthError extends Error {
   override readonly name = 'PlatformAuthError';
-  /** HTTP status of the token response; undefined when no response arrived. */
+  /** HTTP status of the token response; undefined when the call itself failed (`cause`). */
   readonly status: number | undefined;
   /** The OAuth 2.0 error body (RFC 6749 §5.2) when the token endpoint sent one. */
   readonly body: OAuthError | undefined;

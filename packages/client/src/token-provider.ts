@@ -1,4 +1,4 @@
-import { isOAuthError, PlatformAuthError } from './errors.js';
+import { isOAuthError, PlatformAuthError, PlatformConnectionError } from './errors.js';
 import type { components } from './generated/platform.js';
 import { basicAuthorization } from './http.js';
 
@@ -53,6 +53,9 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
     try {
       response = await options.fetch(request);
     } catch (cause) {
+      // No answer is a connection failure, whichever call needed the token: the README's "Timeouts and
+      // retries" promises a PlatformConnectionError for it (with `attempts` and `timedOut`).
+      if (cause instanceof PlatformConnectionError) throw cause;
       throw new PlatformAuthError(`token request to ${options.tokenUrl} failed: ${String(cause)}`, { cause });
     }
     const text = await response.text();

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { freePort } from '@platform-api/test-support';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPlatformClient, PlatformAuthError, PlatformConnectionError } from '../src/index.js';
 import { createInternalPlatformClient } from '../src/internal.js';
@@ -289,11 +290,12 @@ describe('token errors', () => {
         throw new TypeError('fetch failed');
       },
     });
+    // No answer is a connection failure, as "Timeouts and retries" says, even on the token request.
     const networkFailure = await unreachable.GET('/v1/users').catch((error: unknown) => error);
-    expect(networkFailure).toBeInstanceOf(PlatformAuthError);
-    expect((networkFailure as PlatformAuthError).status).toBeUndefined();
-    expect((networkFailure as PlatformAuthError).cause).toBeInstanceOf(PlatformConnectionError);
-    expect(((networkFailure as PlatformAuthError).cause as Error).cause).toBeInstanceOf(TypeError);
+    expect(networkFailure).toBeInstanceOf(PlatformConnectionError);
+    expect(networkFailure).toMatchObject({ attempts: 1, timedOut: false });
+    expect((networkFailure as PlatformConnectionError).message).toContain(`POST ${baseUrl}/oauth/token`);
+    expect((networkFailure as PlatformConnectionError).cause).toBeInstanceOf(TypeError);
 
     const html = fakePlatform({ token: () => new Response('<h1>Bad gateway</h1>', { status: 502 }) });
     const gatewayFailure = await createPlatformClient({ ...credentials, maxRetries: 0, fetch: html.fetch })
@@ -305,6 +307,22 @@ describe('token errors', () => {
     await expect(
       createPlatformClient({ ...credentials, fetch: empty.fetch }).GET('/v1/users'),
     ).rejects.toThrow(/no access_token/);
+  });
+});
+
+describe('an unreachable host', () => {
+  it('rejects the first call of a fresh client with a PlatformConnectionError (a closed port)', async () => {
+    // A port that was free a moment ago: nothing listens there, the connection is refused.
+    const port = await freePort();
+    const client = createPlatformClient({
+      ...credentials,
+      baseUrl: `http://127.0.0.1:${port}`,
+      maxRetries: 1,
+    });
+    const failure = await client.GET('/v1/users').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PlatformConnectionError);
+    expect(failure).not.toBeInstanceOf(PlatformAuthError);
+    expect(failure).toMatchObject({ attempts: 2, timedOut: false });
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ChatEvents, trigger } from '@platform-api/mock';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookReceiver, type WebhookReceiverOptions } from '../examples/webhook-receiver.js';
@@ -97,5 +98,29 @@ describe('webhook receiver example', () => {
     await vi.waitFor(() => expect(receiver.postBacks).toHaveLength(1));
     expect((await deliver(receiver.url, '{not json', { 'webhook-id': 'evt_2' })).status).toBe(400);
     expect(receiver.postBacks).toHaveLength(1);
+  });
+
+  it("takes every event type from the mock's `trigger`, answering those it answers", async () => {
+    const receive = createWebhookReceiver({ signingSecret });
+    server = createServer((request, response) => void receive(request, response));
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const events = new ChatEvents();
+    for (const eventType of events.types) {
+      // The example answers a slash command and welcomes joiners: their post-back is required, the other
+      // events have none (and need none: the 2xx is the delivery).
+      const slash = eventType === 'SLASH_COMMAND' || eventType === 'USERS_JOINED_CHANNEL';
+      const result = await trigger({
+        eventType,
+        to: `http://127.0.0.1:${port}/events`,
+        secret: signingSecret,
+        events,
+        waitMs: slash ? 30_000 : 100,
+        expectPostBack: slash,
+      });
+      expect(result, eventType).toMatchObject({ ok: true, delivery: { status: 204 } });
+      if (slash) expect(result.postBack).toMatchObject({ status: 201, accepted: true });
+      else expect(result.postBack, eventType).toBeUndefined();
+    }
   });
 });

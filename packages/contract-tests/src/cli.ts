@@ -77,7 +77,7 @@ const SHARED_OPTIONS = {
   matrix: { type: 'boolean', default: false },
   'matrix-csv': { type: 'string' },
   'list-checks': { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false, short: 'h' },
 } as const satisfies Record<string, FlagOption>;
 
 const OPTIONS: Record<string, FlagOption> = Object.assign(

@@ -29,7 +29,7 @@ export const REPLAY_USAGE = `  contract-tests replay REPORT.json CASE-ID [--base
 
 const OPTIONS = {
   list: { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false, short: 'h' },
   'base-url': { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },

@@ -22,10 +22,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ReferenceServer, startReferenceServer, unavailable } from '@platform-api/test-support';
+import {
+  type ReferenceServer,
+  readmeBlock,
+  startReferenceServer,
+  unavailable,
+} from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packTarballs, publishablePackages } from '../../../scripts/lib/publishable.mjs';
-import { readmeBlock } from './support/readme.js';
 import { type RecordingRegistry, startRecordingRegistry } from './support/recording-registry.js';
 import { type LocalRegistry, startLocalRegistry } from './support/registry.js';
 
@@ -96,6 +100,7 @@ const manifestOf = (dir: string) =>
     name: string;
     version: string;
     private?: boolean;
+    type?: string;
     license?: string;
     exports?: unknown;
     bin?: Record<string, string>;
@@ -257,7 +262,15 @@ function installTests() {
     expect(example.status, `npx tsc && node index.js\n${tail(example)}`).toBe(0);
     const [createdLine, listedLine] = example.stdout.trim().split('\n');
     expect(createdLine).toMatch(/^(\d+) \/v1\/users\/\1$/);
-    expect(listedLine).toContain('ada@example.com');
+    expect(listedLine).toMatch(/ada\.\d+@example\.com/);
+    // Run again, as a reader does after an edit: its data is its own, no 409 for an e-mail taken before.
+    const again = await shell('node index.js', project, {
+      ...npmEnv,
+      PLATFORM_API_URL: server.url,
+      PLATFORM_CLIENT_ID: credentials.clientId,
+      PLATFORM_CLIENT_SECRET: credentials.clientSecret,
+    });
+    expect(again.status, `node index.js, a second time\n${tail(again)}`).toBe(0);
   });
 
   /** `npx -- contract-tests …` in the project: its own installed bin, never one npx would fetch. */
@@ -358,5 +371,14 @@ function installTests() {
       npmEnv,
     );
     expect(imported.stdout.trim(), tail(imported)).toBe('function');
+    // That project is CommonJS (npm init -y): require() loads the client too (Node 20.19+ requires ESM).
+    expect(manifestOf(fromTarballs).type ?? 'commonjs').toBe('commonjs');
+    const required = await run(
+      process.execPath,
+      ['-e', "console.log(typeof require('@platform-api/client').createPlatformClient)"],
+      fromTarballs,
+      npmEnv,
+    );
+    expect(required.stdout.trim(), tail(required)).toBe('function');
   });
 }

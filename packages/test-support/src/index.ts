@@ -14,6 +14,7 @@ export {
   startTimeoutMs,
 } from './processes.js';
 export { type PythonVenv, type PythonVenvOptions, pythonVenv } from './python-venv.js';
+export { readmeBlock } from './readme.js';
 export {
   type ReferenceServer,
   type ReferenceServerOptions,

@@ -12,7 +12,9 @@ export class UsageError extends Error {}
 export class TargetUnusable extends Error {}
 
 /** A flag as `node:util` parseArgs declares it. */
-export type FlagOption = { type: 'string'; default?: string } | { type: 'boolean'; default?: boolean };
+export type FlagOption =
+  | { type: 'string'; default?: string }
+  | { type: 'boolean'; default?: boolean; short?: string };
 
 /** The parsed flags of one command line. */
 export type FlagValues = Readonly<Record<string, string | boolean | undefined>>;

@@ -1,5 +1,5 @@
-// The commands the packages' READMEs show, read from the READMEs themselves: what the install test runs is
-// what a reader copies.
+// The commands and code the READMEs show, read from the READMEs themselves: what a test runs is what a
+// reader copies.
 import { readFileSync } from 'node:fs';
 
 /**
