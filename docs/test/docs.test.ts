@@ -7,13 +7,22 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTimeoutMs, unavailable } from '@platform-api/test-support';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPlatformClient } from '@platform-api/client';
+import {
+  type ReferenceServer,
+  startReferenceServer,
+  startTimeoutMs,
+  unavailable,
+} from '@platform-api/test-support';
 import { HTTP_METHODS } from '@platform-api/validator';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveDocs } from '../scripts/serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const serverCli = join(here, '..', '..', 'apps', 'server', 'dist', 'cli.js');
 const dist = join(here, '..', 'dist');
 const results = join(here, '..', 'test-results');
 const require = createRequire(import.meta.url);
@@ -39,6 +48,8 @@ const summaries = (items: Doc['paths']) =>
   );
 
 /** The Redoc pages (they render client-side and route with `#/…`). */
+/** Where the reference's code samples and console point until the reader picks another server. */
+const defaultServer = 'http://localhost:3000';
 const redocPages = new Set(['platform.html', 'site.html']);
 
 /** Every page of the build, as a path from the site root. */
@@ -102,6 +113,8 @@ type Problems = { offMachine: string[]; failed: string[]; console: string[] };
 function browserSuite() {
   let browser: Browser;
   let site: { url: string; close(): Promise<void> };
+  /** The reference server the console calls (CORS granted to the docs' origin, as its option says). */
+  let server: ReferenceServer;
   /** What each page showed: its links (absolute URLs) and its element ids. */
   const visits = new Map<string, Visit>();
 
@@ -109,6 +122,8 @@ function browserSuite() {
     expect(pages, 'build the docs first: pnpm --filter @platform-api/docs build').toContain('index.html');
     mkdirSync(results, { recursive: true });
     site = await serveDocs({ port: 0 });
+    expect(existsSync(serverCli), 'build the server first: pnpm exec turbo run build').toBe(true);
+    server = await startReferenceServer(serverCli, { env: { PLATFORM_CORS_ORIGINS: site.url } });
     browser = await chromium.launch({
       executablePath: chromiumPath,
       timeout: startTimeoutMs(),
@@ -127,6 +142,7 @@ function browserSuite() {
   afterAll(async () => {
     await browser?.close();
     await site?.close();
+    await server?.close();
   });
 
   /**
@@ -162,7 +178,7 @@ function browserSuite() {
   }
 
   async function settle(page: Page, path: string) {
-    if (redocPages.has(path)) {
+    if (redocPages.has(path.split('#')[0] ?? path)) {
       await page.waitForSelector('.menu-content', { timeout: startTimeoutMs() });
       // Redoc builds its search index after the first render ("Loading..." in the search box).
       await page.waitForFunction(() => !document.body.innerText.includes('Loading...'), null, {
@@ -365,6 +381,102 @@ function browserSuite() {
       expect(internal.length).toBeGreaterThan(0);
       for (const summary of internal) expect(lines).not.toContain(summary);
     });
+  }, 120_000);
+
+  it('fills the local server into the code samples, TypeScript first, wrapped', async () => {
+    await visit('platform.html#/users/listusers', async (page, problems) => {
+      const sample = page.locator('#redoc pre').filter({ hasText: 'createPlatformClient' }).first();
+      await sample.waitFor();
+      expect(await sample.innerText()).toContain(`'${defaultServer}'`);
+      // Wrapped: the panel does not scroll sideways.
+      expect(await sample.evaluate((pre) => pre.scrollWidth <= pre.clientWidth + 1)).toBe(true);
+      expect(await page.locator('#redoc').innerText()).not.toContain('{base_url}');
+      // The deep link left the site's header in view above the operation.
+      const header = await page.locator('.site-header').boundingBox();
+      expect(header?.y).toBe(0);
+      await page.screenshot({ path: join(results, 'platform_samples.png') });
+      expect(problems.console).toEqual([]);
+      expect(problems.offMachine).toEqual([]);
+    });
+  }, 120_000);
+
+  it("sends a request from the reference's console to the reference server and shows the answer", async () => {
+    const client = await server.createClient('docs', ['user']);
+    const platform = createPlatformClient({ baseUrl: server.url, ...client, scopes: ['user'] });
+    const email = `ada.${Date.now()}@example.com`;
+    const created = await platform.POST('/v1/users', {
+      body: { name: 'Ada Console', email, role: 'Participant' },
+    });
+    expect(created.response.status).toBe(201);
+
+    await visit('platform.html#/users/listusers', async (page, problems) => {
+      await page.getByRole('button', { name: 'Try it' }).click();
+      // A custom server: the page reloads with the samples naming it, the panel still open.
+      await page.locator('#try-it-server').selectOption('');
+      await page.locator('#try-it-custom').fill(server.url);
+      await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Use' }).click()]);
+      await settle(page, 'platform.html');
+      const sample = page.locator('#redoc pre').filter({ hasText: 'createPlatformClient' }).first();
+      expect(await sample.innerText()).toContain(`'${server.url}'`);
+
+      const console = page.frameLocator('iframe.try-it-frame');
+      await console.getByRole('button', { name: /Authorize/ }).first().click({ timeout: startTimeoutMs() });
+      const oauth = console.locator('.auth-container').filter({ has: console.locator('#client_id') });
+      await oauth.locator('#client_id').fill(client.clientId);
+      await oauth.locator('#client_secret').fill(client.clientSecret);
+      await oauth.getByText('select all').click();
+      await oauth.getByRole('button', { name: 'Authorize', exact: true }).click();
+      await oauth.getByRole('button', { name: 'Logout' }).waitFor({ timeout: startTimeoutMs() });
+      await console.getByRole('button', { name: 'Close' }).first().click();
+
+      await console.getByRole('button', { name: 'Execute' }).click();
+      const live = console.locator('.live-responses-table');
+      await live.locator('.response-col_status').first().waitFor({ timeout: startTimeoutMs() });
+      expect((await live.locator('.response-col_status').first().innerText()).trim()).toBe('200');
+      expect(await live.innerText()).toContain(email);
+      await page.screenshot({ path: join(results, 'platform_try-it.png') });
+      expect(problems.console).toEqual([]);
+      expect(problems.failed).toEqual([]);
+      expect(problems.offMachine).toEqual([]);
+    });
+  }, 180_000);
+
+  it('sends a test event of a webhook page to the URL the reader gives', async () => {
+    const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const to = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    try {
+      await visit('platform.html#/chat-events/onmessageposted', async (page, problems) => {
+        await page.getByRole('button', { name: 'Try it' }).click();
+        await page.getByLabel('Receiver URL').fill(to);
+        expect(await page.locator('.try-it-webhook pre code').innerText()).toBe(
+          `node apps/mock/dist/cli.js trigger MESSAGE_POSTED --to ${to}`,
+        );
+        await page.getByRole('button', { name: 'Send a test MESSAGE_POSTED event' }).click();
+        await page
+          .locator('.try-it-output')
+          .filter({ hasText: 'Delivered' })
+          .waitFor({ timeout: startTimeoutMs() });
+        expect(await page.locator('.try-it-output').innerText()).toContain('the receiver answered 204');
+        expect(problems.console).toEqual([]);
+      });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+    expect(received).toHaveLength(1);
+    expect(received[0]?.headers['x-chat-event-type']).toBe('MESSAGE_POSTED');
+    expect(received[0]?.headers['webhook-signature']).toMatch(/^v1,/);
+    expect(JSON.parse(received[0]?.body ?? '{}').event?.type).toBe('MESSAGE_POSTED');
   }, 120_000);
 
   it('shows the content site reference', async () => {
