@@ -53,6 +53,12 @@
         }
       }
     }
+    // Swagger UI's server list has a caption but no label; name it for screen readers.
+    const consoleRoot = document.getElementById('console');
+    new MutationObserver(() => {
+      for (const select of consoleRoot.querySelectorAll('select#servers:not([aria-label])'))
+        select.setAttribute('aria-label', 'Server');
+    }).observe(consoleRoot, { childList: true, subtree: true });
     window.ui = window.SwaggerUIBundle({
       spec,
       dom_id: '#console',

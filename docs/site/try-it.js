@@ -138,7 +138,7 @@
       placeholder: 'https://api.example.org',
       'aria-label': 'Custom server URL',
     });
-    const apply = element('button', { type: 'button', text: 'Use' });
+    const apply = element('button', { type: 'button', text: 'Use this server' });
     const customRow = element('div', { class: 'try-it-row try-it-custom' }, custom, apply);
     const current = chosenServer();
     if (servers.some(({ url }) => url === current)) serverSelect.value = current;

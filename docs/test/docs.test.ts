@@ -410,29 +410,32 @@ function browserSuite() {
     expect(created.response.status).toBe(201);
 
     await visit('platform.html#/users/listusers', async (page, problems) => {
-      await page.getByRole('button', { name: 'Try it' }).click();
+      await page.getByRole('button', { name: 'Try it', exact: true }).click();
       // A custom server: the page reloads with the samples naming it, the panel still open.
       await page.locator('#try-it-server').selectOption('');
       await page.locator('#try-it-custom').fill(server.url);
-      await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Use' }).click()]);
+      await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Use this server' }).click()]);
       await settle(page, 'platform.html');
       const sample = page.locator('#redoc pre').filter({ hasText: 'createPlatformClient' }).first();
       expect(await sample.innerText()).toContain(`'${server.url}'`);
 
       const console = page.frameLocator('iframe.try-it-frame');
       await console.getByRole('button', { name: /Authorize/ }).first().click({ timeout: startTimeoutMs() });
-      const oauth = console.locator('.auth-container').filter({ has: console.locator('#client_id') });
-      await oauth.locator('#client_id').fill(client.clientId);
-      await oauth.locator('#client_secret').fill(client.clientSecret);
-      await oauth.getByText('select all').click();
-      await oauth.getByRole('button', { name: 'Authorize', exact: true }).click();
-      await oauth.getByRole('button', { name: 'Logout' }).waitFor({ timeout: startTimeoutMs() });
-      await console.getByRole('button', { name: 'Close' }).first().click();
+      // The client-credentials flow of the description's oauth2 scheme, with the scope the operation needs.
+      const oauth = console.locator('.auth-container').filter({ hasText: 'clientCredentials' });
+      await oauth.locator('#client_id_clientCredentials').fill(client.clientId);
+      await oauth.locator('#client_secret_clientCredentials').fill(client.clientSecret);
+      await oauth.locator('label[for="user-clientCredentials-checkbox-oauth2"]').click();
+      await oauth.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
+      // Swagger UI fetched a token from the server's /oauth/token (HTTP Basic) and offers to log out.
+      await oauth.getByRole('button', { name: 'Remove authorization' }).waitFor({ timeout: startTimeoutMs() });
+      await oauth.getByRole('button', { name: 'Close' }).click();
 
       await console.getByRole('button', { name: 'Execute' }).click();
       const live = console.locator('.live-responses-table');
-      await live.locator('.response-col_status').first().waitFor({ timeout: startTimeoutMs() });
-      expect((await live.locator('.response-col_status').first().innerText()).trim()).toBe('200');
+      const status = live.locator('tr.response .response-col_status');
+      await status.waitFor({ timeout: startTimeoutMs() });
+      expect((await status.innerText()).trim()).toBe('200');
       expect(await live.innerText()).toContain(email);
       await page.screenshot({ path: join(results, 'platform_try-it.png') });
       expect(problems.console).toEqual([]);
@@ -457,7 +460,7 @@ function browserSuite() {
     const to = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     try {
       await visit('platform.html#/chat-events/onmessageposted', async (page, problems) => {
-        await page.getByRole('button', { name: 'Try it' }).click();
+        await page.getByRole('button', { name: 'Try it', exact: true }).click();
         await page.getByLabel('Receiver URL').fill(to);
         expect(await page.locator('.try-it-webhook pre code').innerText()).toBe(
           `node apps/mock/dist/cli.js trigger MESSAGE_POSTED --to ${to}`,
