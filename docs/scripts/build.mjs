@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HTTP_METHODS } from '@platform-api/validator';
-import { expandBundleBlocks } from './lib/bundle-blocks.mjs';
+import { expandBundleBlocks, expandServer } from './lib/bundle-blocks.mjs';
 import { page, siteHeader } from './lib/layout.mjs';
 import { escapeHtml, renderMarkdown } from './lib/markdown.mjs';
 import { patchRedocPage } from './lib/redoc.mjs';
@@ -77,9 +77,6 @@ mkdirSync(join(dist, 'assets', 'swagger-ui'));
 for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'])
   copyFileSync(join(swaggerUi, file), join(dist, 'assets', 'swagger-ui', file));
 
-/** A templated server's address with its variables' defaults (`{base_url}` → https://api.example.com). */
-const expandServer = (server) =>
-  server.url.replace(/\{([^}]+)\}/g, (whole, name) => server.variables?.[name]?.default ?? whole);
 
 for (const { alias, bundle, api, file, title, defaultServer } of references) {
   const servers = (readBundle(bundle).servers ?? []).map(expandServer);
@@ -133,7 +130,7 @@ const guides = guideSources
       name,
       file: `guides/${name}.html`,
       title: rendered.title ?? name,
-      html: expandBundleBlocks(rendered.html, platform),
+      html: expandBundleBlocks(rendered.html, platform, { server: references[0].defaultServer }),
       headings: rendered.headings,
     };
   });

@@ -437,6 +437,7 @@ function browserSuite() {
       await status.waitFor({ timeout: startTimeoutMs() });
       expect((await status.innerText()).trim()).toBe('200');
       expect(await live.innerText()).toContain(email);
+      await status.scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(results, 'platform_try-it.png') });
       expect(problems.console).toEqual([]);
       expect(problems.failed).toEqual([]);
@@ -481,6 +482,33 @@ function browserSuite() {
     expect(received[0]?.headers['webhook-signature']).toMatch(/^v1,/);
     expect(JSON.parse(received[0]?.body ?? '{}').event?.type).toBe('MESSAGE_POSTED');
   }, 120_000);
+
+  it('gives the guides search, copy buttons, dark mode and TypeScript beside curl', async () => {
+    await visit('guides/getting-started.html', async (page, problems) => {
+      // TypeScript from the spec's samples, pointed at the local server like the curl commands.
+      const typescript = page.locator('pre code.language-typescript');
+      expect(await typescript.count()).toBeGreaterThan(0);
+      expect(await typescript.first().innerText()).toContain(`'${defaultServer}'`);
+      expect(await page.locator('main pre').count()).toBe(
+        await page.locator('main .code-block button.copy-button').count(),
+      );
+
+      await page.getByRole('searchbox', { name: 'Search the guides' }).fill('insufficient_scope');
+      const results = page.locator('#site-search-results a');
+      await results.first().waitFor();
+      expect(await results.evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toContain(
+        '../guides/getting-started.html#scopes',
+      );
+
+      const background = () =>
+        page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const light = await background();
+      await page.getByRole('button', { name: 'Dark mode' }).click();
+      expect(await background()).not.toBe(light);
+      expect(await page.evaluate(() => localStorage.getItem('redoc.colorMode'))).toBe('dark');
+      expect(problems.console).toEqual([]);
+    });
+  }, 60_000);
 
   it('shows the content site reference', async () => {
     await visit('site.html', async (page) => {
