@@ -77,11 +77,12 @@ mkdirSync(join(dist, 'assets', 'swagger-ui'));
 for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'])
   copyFileSync(join(swaggerUi, file), join(dist, 'assets', 'swagger-ui', file));
 
-
 for (const { alias, bundle, api, file, title, defaultServer } of references) {
   const servers = (readBundle(bundle).servers ?? []).map(expandServer);
   if (!servers.includes(defaultServer))
-    throw new Error(`${file}: the default server ${defaultServer} is not one of ${bundle}'s: ${servers.join(', ')}`);
+    throw new Error(
+      `${file}: the default server ${defaultServer} is not one of ${bundle}'s: ${servers.join(', ')}`,
+    );
   // The console reads the bundle from a script (fetch would fail from file://).
   writeFileSync(
     join(dist, 'assets', `spec-${api}.js`),

@@ -51,7 +51,9 @@ async function sendTestEvent(request, response) {
   try {
     mock = await import('@platform-api/mock');
   } catch {
-    return answer(501, { error: 'the mock is not built: pnpm exec turbo run build --filter=@platform-api/mock' });
+    return answer(501, {
+      error: 'the mock is not built: pnpm exec turbo run build --filter=@platform-api/mock',
+    });
   }
   let input;
   try {

@@ -33,7 +33,9 @@
     // Webhooks are sent, not called: the reference's panel sends them through the mock.
     delete spec.webhooks;
     const used = new Set(
-      Object.values(spec.paths ?? {}).flatMap((item) => Object.values(item).flatMap((value) => value?.tags ?? [])),
+      Object.values(spec.paths ?? {}).flatMap((item) =>
+        Object.values(item).flatMap((value) => value?.tags ?? []),
+      ),
     );
     spec.tags = (spec.tags ?? []).filter(({ name }) => used.has(name));
     const schemes = spec.components?.securitySchemes ?? {};

@@ -157,19 +157,35 @@
         operationSelect.append(group);
       }
       const name =
-        operation.kind === 'webhook' ? `${operation.path}: ${operation.summary}` : `${operation.method.toUpperCase()} ${operation.path} — ${operation.summary}`;
+        operation.kind === 'webhook'
+          ? `${operation.path}: ${operation.summary}`
+          : `${operation.method.toUpperCase()} ${operation.path} — ${operation.summary}`;
       group.append(element('option', { value: String(index), text: name }));
     }
 
-    const newTab = element('a', { class: 'try-it-new-tab', target: '_blank', text: 'Open the console in a tab' });
+    const newTab = element('a', {
+      class: 'try-it-new-tab',
+      target: '_blank',
+      text: 'Open the console in a tab',
+    });
     const frame = element('iframe', { title: 'API console', class: 'try-it-frame' });
     const consoleView = element('div', { class: 'try-it-console' }, frame);
     const webhookView = element('div', { class: 'try-it-webhook', hidden: true });
 
     body.append(
-      element('div', { class: 'try-it-row' }, element('label', { for: 'try-it-server', text: 'Server' }), serverSelect),
+      element(
+        'div',
+        { class: 'try-it-row' },
+        element('label', { for: 'try-it-server', text: 'Server' }),
+        serverSelect,
+      ),
       customRow,
-      element('div', { class: 'try-it-row' }, element('label', { for: 'try-it-operation', text: 'Operation' }), operationSelect),
+      element(
+        'div',
+        { class: 'try-it-row' },
+        element('label', { for: 'try-it-operation', text: 'Operation' }),
+        operationSelect,
+      ),
       element('p', { class: 'try-it-note' }, newTab),
       consoleView,
       webhookView,
@@ -192,7 +208,7 @@
       }
       webhookView.hidden = true;
       consoleView.hidden = false;
-      const src = consoleUrl(operation) + '&embed=1';
+      const src = `${consoleUrl(operation)}&embed=1`;
       if (frame.getAttribute('src') !== src) frame.setAttribute('src', src);
     };
     const follow = () => {
@@ -250,10 +266,20 @@
       {},
       element('p', {
         class: 'try-it-note',
-        text: 'The mock delivers the description\'s example of this event, signed and with a callback, as the service does.',
+        text: "The mock delivers the description's example of this event, signed and with a callback, as the service does.",
       }),
-      element('div', { class: 'try-it-row' }, element('label', { for: 'try-it-receiver', text: 'Receiver URL' }), to),
-      element('div', { class: 'try-it-row' }, element('label', { for: 'try-it-secret', text: 'Signing secret' }), secret),
+      element(
+        'div',
+        { class: 'try-it-row' },
+        element('label', { for: 'try-it-receiver', text: 'Receiver URL' }),
+        to,
+      ),
+      element(
+        'div',
+        { class: 'try-it-row' },
+        element('label', { for: 'try-it-secret', text: 'Signing secret' }),
+        secret,
+      ),
       element('div', { class: 'try-it-row' }, send),
       element('p', { class: 'try-it-note', text: 'Or from the repository root:' }),
       element('pre', { tabindex: '0' }, command),
@@ -274,10 +300,15 @@
         const response = await fetch(`${root}try/trigger`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ eventType: operation.path, to: to.value, ...(secret.value ? { secret: secret.value } : {}) }),
+          body: JSON.stringify({
+            eventType: operation.path,
+            to: to.value,
+            ...(secret.value ? { secret: secret.value } : {}),
+          }),
         });
         if (response.status === 404) {
-          output.textContent = 'This docs server cannot send events (npm start in the docs serves them): run the command above.';
+          output.textContent =
+            'This docs server cannot send events (npm start in the docs serves them): run the command above.';
           return;
         }
         const result = await response.json();

@@ -4,11 +4,11 @@
 // link leads somewhere (a page that answers 200, an anchor that exists, a Redoc route that resolves).
 // It also checks that the references show what the bundles describe. Screenshots go to test-results/.
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createPlatformClient } from '@platform-api/client';
 import {
   type ReferenceServer,
@@ -414,13 +414,19 @@ function browserSuite() {
       // A custom server: the page reloads with the samples naming it, the panel still open.
       await page.locator('#try-it-server').selectOption('');
       await page.locator('#try-it-custom').fill(server.url);
-      await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Use this server' }).click()]);
+      await Promise.all([
+        page.waitForEvent('load'),
+        page.getByRole('button', { name: 'Use this server' }).click(),
+      ]);
       await settle(page, 'platform.html');
       const sample = page.locator('#redoc pre').filter({ hasText: 'createPlatformClient' }).first();
       expect(await sample.innerText()).toContain(`'${server.url}'`);
 
       const console = page.frameLocator('iframe.try-it-frame');
-      await console.getByRole('button', { name: /Authorize/ }).first().click({ timeout: startTimeoutMs() });
+      await console
+        .getByRole('button', { name: /Authorize/ })
+        .first()
+        .click({ timeout: startTimeoutMs() });
       // The client-credentials flow of the description's oauth2 scheme, with the scope the operation needs.
       const oauth = console.locator('.auth-container').filter({ hasText: 'clientCredentials' });
       await oauth.locator('#client_id_clientCredentials').fill(client.clientId);
@@ -428,7 +434,9 @@ function browserSuite() {
       await oauth.locator('label[for="user-clientCredentials-checkbox-oauth2"]').click();
       await oauth.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
       // Swagger UI fetched a token from the server's /oauth/token (HTTP Basic) and offers to log out.
-      await oauth.getByRole('button', { name: 'Remove authorization' }).waitFor({ timeout: startTimeoutMs() });
+      await oauth
+        .getByRole('button', { name: 'Remove authorization' })
+        .waitFor({ timeout: startTimeoutMs() });
       await oauth.getByRole('button', { name: 'Close' }).click();
 
       await console.getByRole('button', { name: 'Execute' }).click();
@@ -500,8 +508,7 @@ function browserSuite() {
         '../guides/getting-started.html#scopes',
       );
 
-      const background = () =>
-        page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       const light = await background();
       await page.getByRole('button', { name: 'Dark mode' }).click();
       expect(await background()).not.toBe(light);
