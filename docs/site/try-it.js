@@ -17,6 +17,7 @@
   const openKey = `platform-docs.try-it-open.${api}`;
   const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
   let definition;
+  let choices = [];
 
   const read = (storage, key) => {
     try {
@@ -72,6 +73,8 @@
   /** Called by the page just before Redoc renders `doc`: the samples and servers the reader should see. */
   function prepareReference(doc, options) {
     definition = doc;
+    // The panel offers the description's servers, read before Redoc's copy is reordered below.
+    choices = serverChoices(doc);
     const base = doc.servers?.[0] ? expand(doc.servers[0]) : undefined;
     const server = chosenServer();
     const labels = new Map();
@@ -91,6 +94,14 @@
         item.url = expand(item);
         delete item.variables;
       }
+    }
+    // Redoc selects the first server: the chosen one, added when it is a custom URL.
+    if (server && doc.servers) {
+      const chosen = doc.servers.find(({ url }) => url === server) ?? {
+        url: server,
+        description: 'Picked in Try it.',
+      };
+      doc.servers = [chosen, ...doc.servers.filter((item) => item !== chosen)];
     }
     // Deep links land below the site's header, which stays in view.
     options.scrollYOffset = '.site-header';
@@ -117,7 +128,7 @@
   function buildPanel() {
     if (!definition) return;
     const operations = operationsOf(definition);
-    const servers = serverChoices(definition);
+    const servers = choices;
     const panel = element('aside', { class: 'try-it', 'aria-label': 'Try it' });
     const toggle = element('button', {
       type: 'button',
