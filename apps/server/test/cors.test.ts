@@ -56,7 +56,7 @@ describe('CORS for the docs console (sqlite)', () => {
   });
 
   it('answers OPTIONS that is no preflight with 405 and Allow, as any method a path does not offer', async () => {
-    for (const headers of [{}, { origin: docs }]) {
+    for (const headers of [{}, { origin: docs }] as Record<string, string>[]) {
       const answer = await rawHttpRequest(server.baseUrl, 'OPTIONS', '/v1/users', headers);
       expect(answer.status).toBe(405);
       expect(answer.headers.allow).toBe('GET, HEAD, POST');
