@@ -212,7 +212,7 @@ writeFileSync(
     root: '',
     current: 'console.html',
     helpers: false,
-    head: '<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n<script src="assets/swagger-ui/swagger-ui-bundle.js"></script>\n<script src="assets/console.js" defer></script>\n',
+    head: `<link rel="stylesheet" href="assets/swagger-ui/swagger-ui.css">\n<script src="assets/swagger-ui/swagger-ui-bundle.js"></script>\n<script src="assets/console.js" data-default-servers="${escapeHtml(JSON.stringify(Object.fromEntries(references.map(({ api, defaultServer }) => [api, defaultServer]))))}" defer></script>\n`,
     body: '<h1 id="api-console" class="console-title">API console</h1>\n<div id="console"></div>',
   }),
 );

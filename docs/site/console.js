@@ -9,6 +9,7 @@
   const api = params.get('api') === 'site' ? 'site' : 'platform';
   if (params.get('embed')) document.documentElement.classList.add('embedded');
   const root = document.currentScript.dataset.root ?? '';
+  const defaultServers = document.currentScript.dataset.defaultServers;
   const loaded = document.createElement('script');
   loaded.src = `${root}assets/spec-${api}.js`;
   loaded.addEventListener('load', () => start(window.platformDocsSpecs[api]));
@@ -19,7 +20,10 @@
 
   function start(bundle) {
     const spec = structuredClone(bundle);
-    const server = params.get('server') || (spec.servers?.[0] ? expand(spec.servers[0]) : location.origin);
+    // Opened on its own, the console calls the local server the reference pages default to.
+    const defaults = JSON.parse(defaultServers ?? '{}');
+    const server =
+      params.get('server') || defaults[api] || (spec.servers?.[0] ? expand(spec.servers[0]) : location.origin);
     spec.servers = [{ url: server, description: 'The server picked in the reference' }];
     const op = params.get('op');
     if (op) {

@@ -188,6 +188,35 @@ function browserSuite() {
     await page.waitForLoadState('networkidle');
   }
 
+  /** axe-core's serious and critical violations on the page as it is now. */
+  async function seriousViolations(page: Page) {
+    await page.addScriptTag({ content: axeSource });
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as {
+          axe: {
+            run(context: Document): Promise<{
+              violations: Array<{
+                id: string;
+                impact: string | null;
+                help: string;
+                nodes: Array<{ html: string }>;
+              }>;
+            }>;
+          };
+        }
+      ).axe;
+      const { violations } = await axe.run(document);
+      return violations.map(({ id, impact, help, nodes }) => ({
+        id,
+        impact,
+        help,
+        nodes: nodes.slice(0, 3).map((node) => node.html.slice(0, 160)),
+      }));
+    });
+    return violations.filter(({ impact }) => impact === 'serious' || impact === 'critical');
+  }
+
   /** Opens `path` in a fresh context, waits until it has settled, runs `use` on it, and closes the context. */
   async function visit(path: string, use: (page: Page, problems: Problems) => Promise<void>) {
     const { page, problems, close } = await openPage();
@@ -226,31 +255,7 @@ function browserSuite() {
           fullPage: !redocPages.has(path),
         });
 
-        await page.addScriptTag({ content: axeSource });
-        const violations = await page.evaluate(async () => {
-          const axe = (
-            window as unknown as {
-              axe: {
-                run(context: Document): Promise<{
-                  violations: Array<{
-                    id: string;
-                    impact: string | null;
-                    help: string;
-                    nodes: Array<{ html: string }>;
-                  }>;
-                }>;
-              };
-            }
-          ).axe;
-          const { violations } = await axe.run(document);
-          return violations.map(({ id, impact, help, nodes }) => ({
-            id,
-            impact,
-            help,
-            nodes: nodes.slice(0, 3).map((node) => node.html.slice(0, 160)),
-          }));
-        });
-        const serious = violations.filter(({ impact }) => impact === 'serious' || impact === 'critical');
+        const serious = await seriousViolations(page);
 
         const links = await page
           .locator('a[href]')
@@ -525,6 +530,7 @@ function browserSuite() {
       await page.getByRole('button', { name: 'Dark mode' }).click();
       expect(await background()).not.toBe(light);
       expect(await page.evaluate(() => localStorage.getItem('redoc.colorMode'))).toBe('dark');
+      expect(await seriousViolations(page), 'serious or critical axe-core violations, dark mode').toEqual([]);
       expect(problems.console).toEqual([]);
     });
   }, 60_000);
