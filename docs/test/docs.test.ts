@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPlatformClient } from '@platform-api/client';
+import { startMock } from '@platform-api/mock';
 import {
   type ReferenceServer,
   startReferenceServer,
@@ -468,6 +469,32 @@ function browserSuite() {
       expect(problems.failed).toEqual([]);
       expect(problems.offMachine).toEqual([]);
     });
+  }, 180_000);
+
+  it("sends a request from the site reference's console to the site mock", async () => {
+    const mock = await startMock('site', { port: 0 });
+    try {
+      await visit('site.html#/posts/listposts', async (page, problems) => {
+        await page.getByRole('button', { name: 'Try it', exact: true }).click();
+        await page.locator('#try-it-server').selectOption('');
+        await page.locator('#try-it-custom').fill(mock.url);
+        await Promise.all([
+          page.waitForEvent('load'),
+          page.getByRole('button', { name: 'Use this server' }).click(),
+        ]);
+        await settle(page, 'site.html');
+        const console = page.frameLocator('iframe.try-it-frame');
+        // Reading posts needs no credentials (the operation's security allows none).
+        await console.getByRole('button', { name: 'Execute' }).click({ timeout: startTimeoutMs() });
+        const status = console.locator('.live-responses-table tr.response .response-col_status');
+        await status.waitFor({ timeout: startTimeoutMs() });
+        expect((await status.innerText()).trim()).toBe('200');
+        expect(problems.console).toEqual([]);
+        expect(problems.offMachine).toEqual([]);
+      });
+    } finally {
+      await mock.close();
+    }
   }, 180_000);
 
   it('sends a test event of a webhook page to the URL the reader gives', async () => {
