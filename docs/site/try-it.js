@@ -300,6 +300,19 @@
     const update = () => {
       command.textContent = `node apps/mock/dist/cli.js trigger ${operation.path} --to ${quote(to.value || 'https://localhost:8443/hooks')}${secret.value ? ` --secret ${quote(secret.value)}` : ''}`;
     };
+    const copy = element('button', { type: 'button', text: 'Copy the command' });
+    copy.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(command.textContent);
+        copy.textContent = 'Copied';
+      } catch {
+        copy.textContent = 'Select it and copy';
+      }
+      setTimeout(() => {
+        copy.textContent = 'Copy the command';
+      }, 2000);
+    });
+    form.insertBefore(element('div', { class: 'try-it-row' }, copy), output);
     to.addEventListener('input', update);
     secret.addEventListener('input', update);
     update();
