@@ -68,6 +68,9 @@ const services = [
       dataDir,
       '--docs-url',
       `http://localhost:${ports.docs}/`,
+      // The docs' Try it console calls the server from the docs' origin (CORS), on whatever port it has.
+      '--cors-origins',
+      `http://localhost:${ports.docs},http://127.0.0.1:${ports.docs}`,
       // Short lines for a console (LOG_FORMAT=json restores the JSON a log collector wants).
       '--log-format',
       process.env.LOG_FORMAT ?? 'pretty',

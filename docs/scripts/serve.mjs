@@ -10,11 +10,86 @@ const types = {
   '.png': 'image/png',
   '.json': 'application/json',
   '.css': 'text/css',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
+
+/** Reads a JSON request body of at most `limit` bytes. */
+function readJson(request, limit = 64 * 1024) {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks = [];
+    request.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > limit) reject(new Error('body too large'));
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(new Error('the body is not JSON'));
+      }
+    });
+    request.on('error', reject);
+  });
+}
+
+/**
+ * `POST /try/trigger` {eventType, to, secret?}: the reference's webhook pages send a test event through
+ * the mock's `trigger` (apps/mock: the description's example, signed, with a callback endpoint), as
+ * `node apps/mock/dist/cli.js trigger` does. JSON only: a page of another origin cannot send that
+ * without a preflight, which this server does not grant, so only the docs' own pages use it.
+ */
+async function sendTestEvent(request, response) {
+  const answer = (status, body) =>
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  if (request.method !== 'POST') return answer(405, { error: 'POST only' });
+  if (!/^application\/json\b/.test(request.headers['content-type'] ?? ''))
+    return answer(415, { error: 'send JSON' });
+  let mock;
+  try {
+    mock = await import('@platform-api/mock');
+  } catch {
+    return answer(501, {
+      error: 'the mock is not built: pnpm exec turbo run build --filter=@platform-api/mock',
+    });
+  }
+  let input;
+  try {
+    input = await readJson(request);
+  } catch (error) {
+    return answer(400, { error: error.message });
+  }
+  const { eventType, to, secret } = input ?? {};
+  if (typeof eventType !== 'string' || typeof to !== 'string' || !URL.canParse(to))
+    return answer(400, { error: 'eventType and an absolute URL to send it to are needed' });
+  const lines = [];
+  try {
+    const result = await mock.trigger({
+      eventType,
+      to,
+      ...(typeof secret === 'string' && secret ? { secret } : {}),
+      // The page reports the delivery; the receiver's post-back is checked by the command (--wait).
+      waitMs: 0,
+      log: (line) => lines.push(line),
+    });
+    answer(200, { ...result, lines });
+  } catch (error) {
+    answer(400, { error: error.message, lines });
+  }
+}
 
 /** Serves dist/ on host:port (0 picks a free port); resolves to { url, close }. */
 export function serveDocs({ port = 4000, host = '127.0.0.1' } = {}) {
   const server = createServer((request, response) => {
+    if (new URL(request.url ?? '/', 'http://x').pathname === '/try/trigger') {
+      sendTestEvent(request, response).catch((error) => {
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end(String(error));
+      });
+      return;
+    }
     const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
     let file = normalize(join(dist, pathname));
     if (!file.startsWith(dist)) {

@@ -4,16 +4,26 @@
 // link leads somewhere (a page that answers 200, an anchor that exists, a Redoc route that resolves).
 // It also checks that the references show what the bundles describe. Screenshots go to test-results/.
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTimeoutMs, unavailable } from '@platform-api/test-support';
+import { createPlatformClient } from '@platform-api/client';
+import { startMock } from '@platform-api/mock';
+import {
+  type ReferenceServer,
+  startReferenceServer,
+  startTimeoutMs,
+  unavailable,
+} from '@platform-api/test-support';
 import { HTTP_METHODS } from '@platform-api/validator';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveDocs } from '../scripts/serve.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const serverCli = join(here, '..', '..', 'apps', 'server', 'dist', 'cli.js');
 const dist = join(here, '..', 'dist');
 const results = join(here, '..', 'test-results');
 const require = createRequire(import.meta.url);
@@ -39,6 +49,8 @@ const summaries = (items: Doc['paths']) =>
   );
 
 /** The Redoc pages (they render client-side and route with `#/…`). */
+/** Where the reference's code samples and console point until the reader picks another server. */
+const defaultServer = 'http://localhost:3000';
 const redocPages = new Set(['platform.html', 'site.html']);
 
 /** Every page of the build, as a path from the site root. */
@@ -102,6 +114,8 @@ type Problems = { offMachine: string[]; failed: string[]; console: string[] };
 function browserSuite() {
   let browser: Browser;
   let site: { url: string; close(): Promise<void> };
+  /** The reference server the console calls (CORS granted to the docs' origin, as its option says). */
+  let server: ReferenceServer;
   /** What each page showed: its links (absolute URLs) and its element ids. */
   const visits = new Map<string, Visit>();
 
@@ -109,6 +123,8 @@ function browserSuite() {
     expect(pages, 'build the docs first: pnpm --filter @platform-api/docs build').toContain('index.html');
     mkdirSync(results, { recursive: true });
     site = await serveDocs({ port: 0 });
+    expect(existsSync(serverCli), 'build the server first: pnpm exec turbo run build').toBe(true);
+    server = await startReferenceServer(serverCli, { env: { PLATFORM_CORS_ORIGINS: site.url } });
     browser = await chromium.launch({
       executablePath: chromiumPath,
       timeout: startTimeoutMs(),
@@ -127,6 +143,7 @@ function browserSuite() {
   afterAll(async () => {
     await browser?.close();
     await site?.close();
+    await server?.close();
   });
 
   /**
@@ -162,7 +179,7 @@ function browserSuite() {
   }
 
   async function settle(page: Page, path: string) {
-    if (redocPages.has(path)) {
+    if (redocPages.has(path.split('#')[0] ?? path)) {
       await page.waitForSelector('.menu-content', { timeout: startTimeoutMs() });
       // Redoc builds its search index after the first render ("Loading..." in the search box).
       await page.waitForFunction(() => !document.body.innerText.includes('Loading...'), null, {
@@ -170,6 +187,35 @@ function browserSuite() {
       });
     }
     await page.waitForLoadState('networkidle');
+  }
+
+  /** axe-core's serious and critical violations on the page as it is now. */
+  async function seriousViolations(page: Page) {
+    await page.addScriptTag({ content: axeSource });
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as {
+          axe: {
+            run(context: Document): Promise<{
+              violations: Array<{
+                id: string;
+                impact: string | null;
+                help: string;
+                nodes: Array<{ html: string }>;
+              }>;
+            }>;
+          };
+        }
+      ).axe;
+      const { violations } = await axe.run(document);
+      return violations.map(({ id, impact, help, nodes }) => ({
+        id,
+        impact,
+        help,
+        nodes: nodes.slice(0, 3).map((node) => node.html.slice(0, 160)),
+      }));
+    });
+    return violations.filter(({ impact }) => impact === 'serious' || impact === 'critical');
   }
 
   /** Opens `path` in a fresh context, waits until it has settled, runs `use` on it, and closes the context. */
@@ -210,31 +256,7 @@ function browserSuite() {
           fullPage: !redocPages.has(path),
         });
 
-        await page.addScriptTag({ content: axeSource });
-        const violations = await page.evaluate(async () => {
-          const axe = (
-            window as unknown as {
-              axe: {
-                run(context: Document): Promise<{
-                  violations: Array<{
-                    id: string;
-                    impact: string | null;
-                    help: string;
-                    nodes: Array<{ html: string }>;
-                  }>;
-                }>;
-              };
-            }
-          ).axe;
-          const { violations } = await axe.run(document);
-          return violations.map(({ id, impact, help, nodes }) => ({
-            id,
-            impact,
-            help,
-            nodes: nodes.slice(0, 3).map((node) => node.html.slice(0, 160)),
-          }));
-        });
-        const serious = violations.filter(({ impact }) => impact === 'serious' || impact === 'critical');
+        const serious = await seriousViolations(page);
 
         const links = await page
           .locator('a[href]')
@@ -366,6 +388,179 @@ function browserSuite() {
       for (const summary of internal) expect(lines).not.toContain(summary);
     });
   }, 120_000);
+
+  it('fills the local server into the code samples, TypeScript first, wrapped', async () => {
+    await visit('platform.html#/users/listusers', async (page, problems) => {
+      const sample = page.locator('#redoc pre').filter({ hasText: 'createPlatformClient' }).first();
+      await sample.waitFor();
+      expect(await sample.innerText()).toContain(`'${defaultServer}'`);
+      // Wrapped: the panel does not scroll sideways.
+      expect(await sample.evaluate((pre) => pre.scrollWidth <= pre.clientWidth + 1)).toBe(true);
+      // Servers: the templated production server shows its default address, not `{base_url}` resolved
+      // against the docs' own address; the local server is the one selected.
+      await page.getByRole('button', { name: 'GET /v1/users', exact: true }).click();
+      const production = readBundle('platform-public') as {
+        servers?: Array<{ variables?: Record<string, { default: string }> }>;
+      };
+      const base = production.servers?.[0]?.variables?.base_url?.default;
+      expect(base).toBeDefined();
+      const servers = await page.locator('#redoc').innerText();
+      expect(servers).toContain(`${base}/v1/users`);
+      expect(servers).toContain(`${defaultServer}/v1/users`);
+      expect(servers).not.toContain('{base_url}');
+      await page.keyboard.press('Escape');
+      // The deep link left the site's header in view above the operation.
+      const header = await page.locator('.site-header').boundingBox();
+      expect(header?.y).toBe(0);
+      await page.screenshot({ path: join(results, 'platform_samples.png') });
+      expect(problems.console).toEqual([]);
+      expect(problems.offMachine).toEqual([]);
+    });
+  }, 120_000);
+
+  it("sends a request from the reference's console to the reference server and shows the answer", async () => {
+    const client = await server.createClient('docs', ['user']);
+    const platform = createPlatformClient({ baseUrl: server.url, ...client, scopes: ['user'] });
+    const email = `ada.${Date.now()}@example.com`;
+    const created = await platform.POST('/v1/users', {
+      body: { name: 'Ada Console', email, role: 'Participant' },
+    });
+    expect(created.response.status).toBe(201);
+
+    await visit('platform.html#/users/listusers', async (page, problems) => {
+      await page.getByRole('button', { name: 'Try it', exact: true }).click();
+      // A custom server: the page reloads with the samples naming it, the panel still open.
+      await page.locator('#try-it-server').selectOption('');
+      await page.locator('#try-it-custom').fill(server.url);
+      await Promise.all([
+        page.waitForEvent('load'),
+        page.getByRole('button', { name: 'Use this server' }).click(),
+      ]);
+      await settle(page, 'platform.html');
+      const sample = page.locator('#redoc pre').filter({ hasText: 'createPlatformClient' }).first();
+      expect(await sample.innerText()).toContain(`'${server.url}'`);
+
+      const console = page.frameLocator('iframe.try-it-frame');
+      await console
+        .getByRole('button', { name: /Authorize/ })
+        .first()
+        .click({ timeout: startTimeoutMs() });
+      // The client-credentials flow of the description's oauth2 scheme, with the scope the operation needs.
+      const oauth = console.locator('.auth-container').filter({ hasText: 'clientCredentials' });
+      await oauth.locator('#client_id_clientCredentials').fill(client.clientId);
+      await oauth.locator('#client_secret_clientCredentials').fill(client.clientSecret);
+      await oauth.locator('label[for="user-clientCredentials-checkbox-oauth2"]').click();
+      await oauth.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
+      // Swagger UI fetched a token from the server's /oauth/token (HTTP Basic) and offers to log out.
+      await oauth
+        .getByRole('button', { name: 'Remove authorization' })
+        .waitFor({ timeout: startTimeoutMs() });
+      await oauth.getByRole('button', { name: 'Close' }).click();
+
+      await console.getByRole('button', { name: 'Execute' }).click();
+      const live = console.locator('.live-responses-table');
+      const status = live.locator('tr.response .response-col_status');
+      await status.waitFor({ timeout: startTimeoutMs() });
+      expect((await status.innerText()).trim()).toBe('200');
+      expect(await live.innerText()).toContain(email);
+      await status.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(results, 'platform_try-it.png') });
+      expect(problems.console).toEqual([]);
+      expect(problems.failed).toEqual([]);
+      expect(problems.offMachine).toEqual([]);
+    });
+  }, 180_000);
+
+  it("sends a request from the site reference's console to the site mock", async () => {
+    const mock = await startMock('site', { port: 0 });
+    try {
+      await visit('site.html#/posts/listposts', async (page, problems) => {
+        await page.getByRole('button', { name: 'Try it', exact: true }).click();
+        await page.locator('#try-it-server').selectOption('');
+        await page.locator('#try-it-custom').fill(mock.url);
+        await Promise.all([
+          page.waitForEvent('load'),
+          page.getByRole('button', { name: 'Use this server' }).click(),
+        ]);
+        await settle(page, 'site.html');
+        const console = page.frameLocator('iframe.try-it-frame');
+        // Reading posts needs no credentials (the operation's security allows none).
+        await console.getByRole('button', { name: 'Execute' }).click({ timeout: startTimeoutMs() });
+        const status = console.locator('.live-responses-table tr.response .response-col_status');
+        await status.waitFor({ timeout: startTimeoutMs() });
+        expect((await status.innerText()).trim()).toBe('200');
+        expect(problems.console).toEqual([]);
+        expect(problems.offMachine).toEqual([]);
+      });
+    } finally {
+      await mock.close();
+    }
+  }, 180_000);
+
+  it('sends a test event of a webhook page to the URL the reader gives', async () => {
+    const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const to = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    try {
+      await visit('platform.html#/chat-events/onmessageposted', async (page, problems) => {
+        await page.getByRole('button', { name: 'Try it', exact: true }).click();
+        await page.getByLabel('Receiver URL').fill(to);
+        expect(await page.locator('.try-it-webhook pre code').innerText()).toBe(
+          `node apps/mock/dist/cli.js trigger MESSAGE_POSTED --to ${to}`,
+        );
+        await page.getByRole('button', { name: 'Send a test MESSAGE_POSTED event' }).click();
+        await page
+          .locator('.try-it-output')
+          .filter({ hasText: 'Delivered' })
+          .waitFor({ timeout: startTimeoutMs() });
+        expect(await page.locator('.try-it-output').innerText()).toContain('the receiver answered 204');
+        expect(problems.console).toEqual([]);
+      });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+    expect(received).toHaveLength(1);
+    expect(received[0]?.headers['x-chat-event-type']).toBe('MESSAGE_POSTED');
+    expect(received[0]?.headers['webhook-signature']).toMatch(/^v1,/);
+    expect(JSON.parse(received[0]?.body ?? '{}').event?.type).toBe('MESSAGE_POSTED');
+  }, 120_000);
+
+  it('gives the guides search, copy buttons, dark mode and TypeScript beside curl', async () => {
+    await visit('guides/getting-started.html', async (page, problems) => {
+      // TypeScript from the spec's samples, pointed at the local server like the curl commands.
+      const typescript = page.locator('pre code.language-typescript');
+      expect(await typescript.count()).toBeGreaterThan(0);
+      expect(await typescript.first().innerText()).toContain(`'${defaultServer}'`);
+      expect(await page.locator('main pre').count()).toBe(
+        await page.locator('main .code-block button.copy-button').count(),
+      );
+
+      await page.getByRole('searchbox', { name: 'Search the guides' }).fill('insufficient_scope');
+      const results = page.locator('#site-search-results a');
+      await results.first().waitFor();
+      expect(await results.evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toContain(
+        '../guides/getting-started.html#scopes',
+      );
+
+      const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const light = await background();
+      await page.getByRole('button', { name: 'Dark mode' }).click();
+      expect(await background()).not.toBe(light);
+      expect(await page.evaluate(() => localStorage.getItem('redoc.colorMode'))).toBe('dark');
+      expect(await seriousViolations(page), 'serious or critical axe-core violations, dark mode').toEqual([]);
+      expect(problems.console).toEqual([]);
+    });
+  }, 60_000);
 
   it('shows the content site reference', async () => {
     await visit('site.html', async (page) => {

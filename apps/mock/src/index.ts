@@ -77,8 +77,9 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
         '--port',
         String(prismPort),
         '--errors',
+        // CORS for any origin (Prism's own): the docs' try-it console calls the mocks from a browser page.
         '--cors',
-        'false',
+        'true',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

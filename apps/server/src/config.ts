@@ -105,6 +105,17 @@ export const SERVER_OPTIONS = {
     parser: url(['http:', 'https:']).map((docs) => new URL(docs).href),
     help: "the reference docs' URL, linked from GET /",
   }),
+  /** Browser pages (the docs' try-it console) that may call the API from another origin (CORS). */
+  corsOrigins: option({
+    flag: 'cors-origins',
+    env: 'PLATFORM_CORS_ORIGINS',
+    parser: list(
+      url(['http:', 'https:']).map((given) => new URL(given).origin),
+      'a comma-separated list of origins (http://localhost:4000)',
+    ),
+    default: 'http://localhost:4000,http://127.0.0.1:4000',
+    help: "origins whose pages may call the API from a browser: the docs' try-it console (npm start serves it on :4000)",
+  }),
   logLevel: option({
     flag: 'log-level',
     env: 'LOG_LEVEL',

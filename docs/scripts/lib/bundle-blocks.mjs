@@ -5,6 +5,9 @@
 //   <!-- bundle:webhook-headers -->          the delivery headers every webhook declares
 //   <!-- bundle:webhook-examples -->         each webhook: its summary and its payload example
 //   <!-- bundle:example NAME -->             components.examples.NAME as JSON
+//   <!-- bundle:typescript OPERATION_ID -->  the operation's TypeScript sample (x-codeSamples, from
+//                                            spec/samples: compiled and run by test/code-samples.test.ts),
+//                                            pointed at the local server the guides use
 //
 // On GitHub the comments are invisible; the rendered docs carry the content.
 import { codeBlock, escapeHtml, renderMarkdown } from './markdown.mjs';
@@ -63,15 +66,33 @@ function namedExample(bundle, name) {
   return codeBlock(JSON.stringify(deref(bundle, example).value, null, 2), 'json');
 }
 
+/** A templated server's address with its variables' defaults (`{base_url}` → https://api.example.com). */
+export const expandServer = (server) =>
+  server.url.replace(/\{([^}]+)\}/g, (whole, name) => server.variables?.[name]?.default ?? whole);
+
+function typescriptSample(bundle, operationId, server) {
+  const operation = Object.values(bundle.paths ?? {})
+    .flatMap((item) => Object.values(item))
+    .find((candidate) => candidate?.operationId === operationId);
+  if (!operation) throw new Error(`no operation ${operationId} in the bundle`);
+  const sample = (operation['x-codeSamples'] ?? []).find(({ lang }) => lang === 'TypeScript');
+  if (!sample) throw new Error(`${operationId} has no TypeScript sample`);
+  // The samples name the production server (the first); the guides' commands use the local one.
+  const base = bundle.servers?.[0] ? expandServer(bundle.servers[0]) : undefined;
+  const source = base && server ? sample.source.split(base).join(server) : sample.source;
+  return `<p class="code-label">TypeScript (<code>@platform-api/client</code>)</p>\n${codeBlock(source, 'typescript')}`;
+}
+
 /**
  * Replaces the directives in rendered HTML with HTML made from the bundle. Unknown directives fail
- * the build, so a typo cannot silently drop content.
+ * the build, so a typo cannot silently drop content. `server` is the address samples are pointed at.
  */
-export function expandBundleBlocks(html, bundle) {
+export function expandBundleBlocks(html, bundle, { server } = {}) {
   return html.replace(/<!--\s*bundle:([\w-]+)(?:\s+([\w-]+))?\s*-->/g, (_, kind, argument) => {
     if (kind === 'webhook-headers') return webhookHeaders(bundle);
     if (kind === 'webhook-examples') return webhookExamples(bundle);
     if (kind === 'example' && argument) return namedExample(bundle, argument);
+    if (kind === 'typescript' && argument) return typescriptSample(bundle, argument, server);
     throw new Error(`unknown docs directive bundle:${kind}`);
   });
 }

@@ -28,9 +28,18 @@ export function siteHeader({ root, current }) {
 
 /**
  * A complete page. `current` is the page's path from the site root (marks the navigation); `aside`
- * is optional HTML for the side column (guides list, "On this page").
+ * is optional HTML for the side column (guides list, "On this page"); `head`, more HTML for the head;
+ * `helpers: false` leaves out site.js (a page whose body a library renders).
  */
-export function page({ title, root, current, body, aside, footer = '' }) {
+export function page({ title, root, current, body, aside, footer = '', head = '', helpers = true }) {
+  // Dark mode, copy buttons and the guides' search (site.js); it runs in the head, before the body
+  // renders, so a dark page never flashes white.
+  const scripts = helpers
+    ? `<script src="${root}assets/minisearch.js" defer></script>
+<script src="${root}assets/search-index.js" defer></script>
+<script src="${root}assets/site.js" data-root="${root}"></script>
+`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -39,7 +48,7 @@ export function page({ title, root, current, body, aside, footer = '' }) {
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="${root}assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${root}assets/site.css">
-</head>
+${scripts}${head}</head>
 <body class="docs-page">
 ${siteHeader({ root, current })}
 <div class="page-body${aside ? ' with-aside' : ''}">

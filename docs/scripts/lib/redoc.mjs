@@ -60,14 +60,32 @@ function hashRoutes(html) {
   return patched;
 }
 
-/** The Redoc page with the badge removed and the site's header, stylesheet and icon added. */
-export function patchRedocPage(html, header) {
-  const head =
-    '<link rel="icon" href="assets/favicon.svg" type="image/svg+xml">\n<link rel="stylesheet" href="assets/site.css">\n</head>';
+/**
+ * Lets the page's script (`head`) prepare the description and options just before Redoc renders them:
+ * the try-it panel's `prepareReference` (docs/site/try-it.js). The prerendered markup holds no code
+ * sample and no server, so what it changes there cannot disagree with the hydrated markup.
+ */
+function prepareBeforeHydrate(html) {
+  const call = "hydrate(__redoc_definition, __redoc_options, document.getElementById('redoc'));";
+  const count = html.split(call).length - 1;
+  if (count !== 1)
+    throw new Error(`Redoc page: expected one hydrate call, found ${count} (has @redocly/cli changed?)`);
+  return html.replace(
+    call,
+    `window.platformDocs?.prepareReference(__redoc_definition, __redoc_options);\n      ${call}`,
+  );
+}
+
+/**
+ * The Redoc page with the badge removed, the site's header, stylesheet and icon added, and `scripts`
+ * (HTML for the head, run before Redoc's script) given the description before Redoc renders it.
+ */
+export function patchRedocPage(html, header, scripts = '') {
+  const head = `<link rel="icon" href="assets/favicon.svg" type="image/svg+xml">\n<link rel="stylesheet" href="assets/site.css">\n${scripts}</head>`;
   if (!html.includes('</head>') || !/<body>/.test(html))
     throw new Error('unexpected Redoc page: no </head> or <body>');
   // The skip link jumps past the header to Redoc (which has its own <main>).
-  const patched = hashRoutes(removeBadge(html))
+  const patched = prepareBeforeHydrate(hashRoutes(removeBadge(html)))
     .replace('</head>', head)
     .replace('<body>', `<body>\n${header}\n<div id="content" tabindex="-1">`);
   // The page's own </body> is the last one (the inlined script has some in its strings).

@@ -1,0 +1,13 @@
+import { chromium } from 'playwright-core';
+import { serveDocs } from './scripts/serve.mjs';
+const site = await serveDocs({ port: 0 });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless','--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+page.on('console', (m) => console.log('console:', m.type(), m.text().slice(0,300)));
+await page.goto(`${site.url}/console.html?api=platform&op=listUsers&server=http://127.0.0.1:9`);
+await page.waitForTimeout(2000);
+await page.getByRole('button', { name: /Authorize/ }).first().click();
+await page.waitForTimeout(1000);
+await page.screenshot({ path: '/tmp/tryit/auth.png' });
+console.log(await page.locator('.modal-ux').innerHTML().then(h=>h.slice(0,3000)));
+await browser.close(); await site.close();
