@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -61,6 +61,12 @@ export interface DatabaseConfig {
 }
 
 const PG_INT8 = 20;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** The data directory cannot be created or written (missing parent, read-only file system, permissions). */
+export class DataDirectoryError extends Error {
+  override name = 'DataDirectoryError';
+}
 
 /**
  * Opens the database (PostgreSQL when databaseUrl is set, else `<dataDir>/platform.sqlite` in WAL mode)
@@ -91,6 +97,9 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
   const pool = new pg.Pool({
     ...connection,
     max: 10,
+    // While the database is unreachable a request must fail (503) rather than wait for a connection
+    // for ever: a refused connection fails at once, one that hangs (a dropped network) after this.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // Epoch-ms times are bigint columns: read them as JS numbers (safe up to year 285616).
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -138,14 +147,33 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
   };
 }
 
+/** One clear line at start instead of an SQLite error from the middle of a migration. */
+function checkDataDirectory(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new DataDirectoryError(
+      `the data directory ${dataDir} does not exist and cannot be created (${(error as Error).message})`,
+    );
+  }
+  try {
+    accessSync(dataDir, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new DataDirectoryError(
+      `the data directory ${dataDir} is not writable (${code === 'EROFS' ? 'read-only file system' : (error as Error).message})`,
+    );
+  }
+}
+
 async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
-  mkdirSync(dataDir, { recursive: true });
+  checkDataDirectory(dataDir);
   const file = new SQLite(join(dataDir, 'platform.sqlite'));
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
   const statements = withStatementCache(file);
-  const db = new Kysely<Database>({ dialect: new PreparedOnceSqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new PreparedOnceSqliteDialect({ database: statements }, file) });
   // A compiled read skips Kysely's driver (its connection lock and promise steps): better-sqlite3 runs it
   // synchronously. Not while a transaction is open on the connection (Kysely holds it across awaits):
   // the read would see that transaction's uncommitted writes, so it waits its turn through Kysely.
