@@ -123,7 +123,7 @@ async function createServices(
     tokens,
     checkWebhookTarget: options.checkWebhookTarget ?? checkWebhookTarget,
     isShuttingDown,
-    isReady: async () => !isShuttingDown() && (await storage.check(database.db)),
+    isReady: async () => !isShuttingDown() && (await storage.check(database)),
   };
 }
 

@@ -10,7 +10,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, type SelfSignedCertificate, selfSignedCertificate, unavailable } from '@platform-api/test-support';
+import {
+  freePort,
+  type SelfSignedCertificate,
+  selfSignedCertificate,
+  unavailable,
+} from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CreatedClient, createClient } from '../src/auth/clients.js';
 import { systemClock } from '../src/clock.js';
@@ -71,8 +76,9 @@ function suite() {
   beforeAll(async () => {
     postgresEnv = { ...process.env, POSTGRES_STATE_DIR: stateDir, POSTGRES_PORT: String(await freePort()) };
     postgres('up');
-    databaseUrl = readFileSync(join(stateDir, 'env'), 'utf8')
-      .match(/PLATFORM_TEST_DATABASE_URL=(\S+)/)?.[1] as string;
+    databaseUrl = readFileSync(join(stateDir, 'env'), 'utf8').match(
+      /PLATFORM_TEST_DATABASE_URL=(\S+)/,
+    )?.[1] as string;
     expect(databaseUrl).toMatch(/^postgres:\/\//);
     certificate = selfSignedCertificate();
     receiver = await startReceiver(certificate);
@@ -126,14 +132,11 @@ function suite() {
 
   it('answers 503 + Retry-After while it is down, serves again once it is back, loses nothing acknowledged', async () => {
     if (!server) throw new Error('no server');
-    const tokenResponse = await fetch(
-      `${baseUrl}/oauth/token?grant_type=client_credentials&scope=chat`,
-      {
-        headers: {
-          authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
-        },
+    const tokenResponse = await fetch(`${baseUrl}/oauth/token?grant_type=client_credentials&scope=chat`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
       },
-    );
+    });
     const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
     const channel = await call('POST', '/v1/chat/channels', token, { title: 'load', visibility: 'PUBLIC' });
     expect(channel.status).toBe(201);
@@ -175,9 +178,12 @@ function suite() {
     postgres('stop');
     const stopped = Date.now();
     // Down: answers keep coming (503s), readiness says so, liveness does not.
-    await vi.waitFor(() => expect(seen.filter((s) => s.at > stopped && s.status === 503).length).toBeGreaterThan(20), {
-      timeout: 120_000,
-    });
+    await vi.waitFor(
+      () => expect(seen.filter((s) => s.at > stopped && s.status === 503).length).toBeGreaterThan(20),
+      {
+        timeout: 120_000,
+      },
+    );
     expect((await call('GET', '/readyz')).status).toBe(503);
     expect((await call('GET', '/healthz')).status).toBe(200);
     // Down for a few seconds, as a restart is: the listening connection's reconnects back off meanwhile.
@@ -191,7 +197,9 @@ function suite() {
     writing = false;
     await Promise.all(writers);
     const firstSuccessAfterUp = seen.find((s) => s.at >= upDone && s.status === 201)?.at ?? Number.NaN;
-    await vi.waitFor(async () => expect((await call('GET', '/readyz')).status).toBe(200), { timeout: 60_000 });
+    await vi.waitFor(async () => expect((await call('GET', '/readyz')).status).toBe(200), {
+      timeout: 60_000,
+    });
 
     // Every answer: a success, or the spec's 503 (ApiError + Retry-After). Never a 500.
     const statuses = new Map<number, number>();
@@ -215,11 +223,15 @@ function suite() {
     // in flight at the cut (its outcome could not be recorded before the lease ran out), and the
     // server records outcomes once the database is back, so there should be none of those either.
     const texts = () =>
-      receiver.requests.map((request) => (JSON.parse(request.body) as { message: { text: string } }).message.text);
+      receiver.requests.map(
+        (request) => (JSON.parse(request.body) as { message: { text: string } }).message.text,
+      );
     await vi.waitFor(() => expect(new Set(texts())).toEqual(new Set(acknowledged)), { timeout: 120_000 });
     const ids = receiver.requests.map((request) => String(request.headers['webhook-id']));
     const duplicates = ids.length - new Set(ids).size;
-    console.info(`database restart: ${acknowledged.length} acknowledged, ${ids.length} delivered, ${duplicates} twice`);
+    console.info(
+      `database restart: ${acknowledged.length} acknowledged, ${ids.length} delivered, ${duplicates} twice`,
+    );
     expect(duplicates).toBeLessThanOrEqual(receivedWhileDown);
 
     // The process lived through it, and still stops cleanly.

@@ -1,4 +1,5 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -45,8 +46,23 @@ export interface DatabaseHandle {
   dialect: Dialect;
   changes: ChangeFeed;
   outbox: OutboxSignal;
+  /**
+   * Rejects, with the driver's error or one like it, when the database would refuse a write: readiness
+   * runs it after a storage fault (db/faults.ts) to tell when writes work again.
+   */
+  probeWrite(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A real write that changes nothing: the row Kysely's migrator keeps, set to its own value. */
+const touchMigrationLock = (db: Kysely<Database>) =>
+  sql`update kysely_migration_lock set is_locked = is_locked where id = 'migration_lock'`.execute(db);
+
+/**
+ * Below this much free space a write of a request is likely to fail although the probe's one-page write
+ * fits (SQLite reuses its WAL's space): the SQLite probe says "full" until there is more.
+ */
+const MIN_FREE_BYTES = 1 << 20;
 
 export interface DatabaseConfig {
   dataDir: string;
@@ -134,6 +150,9 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
       },
       listen: listener.listen,
     },
+    probeWrite: async () => {
+      await touchMigrationLock(db);
+    },
     outbox: {
       subscribe: (onWrite) =>
         listener.listen(OUTBOX_CHANNEL, onWrite, (listening) => {
@@ -218,6 +237,18 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
           outboxListeners.delete(listener);
         };
       },
+    },
+    probeWrite: async () => {
+      const { bavail, bsize } = await statfs(dataDir);
+      if (bavail * bsize < MIN_FREE_BYTES) {
+        throw Object.assign(
+          new Error(`database or disk is full (${bavail * bsize} bytes free in ${dataDir})`),
+          {
+            code: 'SQLITE_FULL',
+          },
+        );
+      }
+      await touchMigrationLock(db);
     },
     close: () => db.destroy(),
   };

@@ -1,6 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from './schema.js';
+import type { DatabaseHandle } from './database.js';
 
 /*
  * Storage faults: the database is unreachable (PostgreSQL restarting, the network gone) or refuses writes
@@ -119,14 +119,11 @@ export class StorageHealth {
    * Readiness: the database answers a query and, during an episode, takes a write again (without one,
    * a server out of its load balancer for a full disk would never get the write that clears it).
    */
-  async check(db: Kysely<Database>): Promise<boolean> {
+  async check(database: Pick<DatabaseHandle, 'db' | 'probeWrite'>): Promise<boolean> {
     try {
-      await sql`select 1`.execute(db);
+      await sql`select 1`.execute(database.db);
       if (this.episode) {
-        // A real write that changes nothing: the row Kysely's migrator keeps, set to its own value.
-        await sql`update kysely_migration_lock set is_locked = is_locked where id = 'migration_lock'`.execute(
-          db,
-        );
+        await database.probeWrite();
         this.recovered();
       }
       return true;
