@@ -17,7 +17,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { ServerConfig } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { isUniqueViolation } from './db/errors.js';
-import { STORAGE_RETRY_AFTER_SECONDS, type StorageFault, StorageHealth, storageFault } from './db/faults.js';
+import { STORAGE_RETRY_AFTER_SECONDS, StorageHealth, storageFault } from './db/faults.js';
 import { checkWebhookTarget } from './delivery/ssrf.js';
 import {
   ApiProblem,
@@ -29,6 +29,7 @@ import {
   newTraceId,
   sendApiError,
   sendOAuthError,
+  serviceUnavailable,
 } from './errors.js';
 import { handlers } from './handlers/index.js';
 import { containsBigInt, stringifyExact } from './json.js';
@@ -211,7 +212,7 @@ function answerErrors(
     // A unique index caught a concurrent request that won the race past a handler's own check (group
     // names; users' e-mails are answered by their handler, handlers/users.ts).
     const error = fault
-      ? storageProblem(fault)
+      ? serviceUnavailable(fault.kind === 'refuses-writes', STORAGE_RETRY_AFTER_SECONDS)
       : isUniqueViolation(thrown)
         ? new ApiProblem(409, 'A resource with the same unique value was created concurrently.')
         : thrown;
@@ -227,18 +228,6 @@ function answerErrors(
     }
     return handleError(error, request, reply);
   };
-}
-
-/** The spec's ServiceUnavailable: nothing was changed, come back later (the cause is in the log, once). */
-function storageProblem(fault: StorageFault): ApiProblem {
-  const retry = `retry in ${STORAGE_RETRY_AFTER_SECONDS} seconds`;
-  return new ApiProblem(
-    503,
-    fault.kind === 'unreachable'
-      ? `The database is unavailable; ${retry}.`
-      : `The database refuses writes at the moment; nothing was changed; ${retry}.`,
-    { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
-  );
 }
 
 /**
