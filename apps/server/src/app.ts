@@ -241,7 +241,7 @@ function endStorageEpisodes(app: FastifyInstance, storage: StorageHealth): void 
     const operation = request.routeOptions.config?.operation;
     if (fault && operation && reply.statusCode < 400 && '503' in operation.responses) {
       const wrote = request.method !== 'GET' && request.method !== 'HEAD';
-      if (wrote || fault.kind === 'unreachable') storage.recovered();
+      if (wrote || fault.kind === 'unreachable') storage.recovered(Date.now() - reply.elapsedTime);
     }
     done();
   });

@@ -39,7 +39,7 @@ describe('StorageHealth', () => {
   it('logs the cause once per episode and the recovery once', () => {
     const lines: Array<{ msg: string }> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-    const health = new StorageHealth(logger);
+    const health = new StorageHealth(logger, 0);
     const full = storageFault(withCode('database or disk is full', 'SQLITE_FULL'));
     if (!full) throw new Error('not a fault');
     for (let i = 0; i < 5; i++) health.failed(full);
@@ -49,6 +49,25 @@ describe('StorageHealth', () => {
     expect(health.fault).toBeUndefined();
     expect(lines.map((line) => line.msg)).toEqual([
       'the database refuses writes (database or disk is full): writes answer 503 until one succeeds again',
+      'the database works again: serving normally',
+    ]);
+  });
+
+  it('resumes an episode silently when the fault returns before the recovery has settled', async () => {
+    const lines: Array<{ msg: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const health = new StorageHealth(logger, 50);
+    const down = storageFault(withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'));
+    if (!down) throw new Error('not a fault');
+    health.failed(down);
+    health.recovered();
+    expect(health.fault).toBeUndefined();
+    health.failed(down);
+    expect(health.fault).toEqual(down);
+    health.recovered();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lines.map((line) => line.msg)).toEqual([
+      'the database is unreachable (connect ECONNREFUSED 127.0.0.1:5432): answering 503 until it is back',
       'the database works again: serving normally',
     ]);
   });

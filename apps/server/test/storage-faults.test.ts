@@ -176,7 +176,7 @@ function fullDisk(mount: string) {
     const output = server.output();
     expect(output.match(/refuses writes \(database or disk is full\)/g)).toHaveLength(1);
     expect(output).not.toMatch(/cannot rollback/);
-    expect(output).toMatch(/the database works again/);
+    await vi.waitFor(() => expect(server?.output()).toMatch(/the database works again/), { timeout: 60_000 });
   }, 600_000);
 }
 

@@ -76,9 +76,16 @@ export function storageFault(error: unknown): StorageFault | undefined {
  */
 export class StorageHealth {
   private episode: { fault: StorageFault; since: number } | undefined;
+  /**
+   * The episode that ended less than `settleMs` ago: a database going down serves a few more queries
+   * (PostgreSQL ends its sessions one by one), and a fault that follows so soon resumes it silently.
+   * Its "works again" line waits until the database has kept working that long.
+   */
+  private settling: { fault: StorageFault; since: number; timer: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly logger: Logger,
+    private readonly settleMs = 2_000,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -89,6 +96,12 @@ export class StorageHealth {
 
   /** Records a fault; the first of an episode is logged with its cause. */
   failed(fault: StorageFault): void {
+    if (!this.episode && this.settling?.fault.kind === fault.kind) {
+      clearTimeout(this.settling.timer);
+      this.episode = { fault: this.settling.fault, since: this.settling.since };
+      this.settling = undefined;
+      return;
+    }
     if (this.episode) {
       // An unreachable database that comes back refusing writes is a new cause worth a line.
       if (this.episode.fault.kind === fault.kind) return;
@@ -104,15 +117,30 @@ export class StorageHealth {
     );
   }
 
-  /** The database took a write: the episode, if any, is over. */
-  recovered(): void {
+  /**
+   * The database took a write: the episode, if any, is over (503s and readiness follow at once; the log
+   * line once it has lasted, above). `startedAt`: when the work that proves it began; work begun before
+   * the episode (a request that committed just before the cut and answered just after) proves nothing.
+   */
+  recovered(startedAt?: number): void {
     if (!this.episode) return;
+    if (startedAt !== undefined && startedAt < this.episode.since) return;
     const { fault, since } = this.episode;
     this.episode = undefined;
-    this.logger.info(
-      { cause: fault.cause, downMs: this.now() - since },
-      'the database works again: serving normally',
-    );
+    const announce = () => {
+      this.settling = undefined;
+      this.logger.info(
+        { cause: fault.cause, downMs: this.now() - since },
+        'the database works again: serving normally',
+      );
+    };
+    if (this.settleMs <= 0) {
+      announce();
+      return;
+    }
+    const timer = setTimeout(announce, this.settleMs);
+    timer.unref();
+    this.settling = { fault, since, timer };
   }
 
   /**
