@@ -37,6 +37,7 @@ export class Deliverer {
   private readonly sender: Sender;
   /** Outcomes waiting to be written: the attempts that finished in the same turn of the event loop. */
   private unrecorded: Array<{ id: string; outcome: DeliveryOutcome; settle: (error?: unknown) => void }> = [];
+  private retrying = true;
 
   constructor(private readonly options: DelivererOptions) {
     const { settings } = options;
@@ -58,6 +59,14 @@ export class Deliverer {
     } catch (error) {
       this.options.logger.error({ deliveryId: row.id, err: error }, 'webhook delivery could not be recorded');
     }
+  }
+
+  /**
+   * Stops waiting for an unreachable database to record outcomes (shutdown must not wait for it): those
+   * rows are tried again once their lease runs out.
+   */
+  stopRetrying(): void {
+    this.retrying = false;
   }
 
   /** Closes the connections to the receivers; call once no delivery is in flight. */
@@ -197,7 +206,7 @@ export class Deliverer {
         settle();
       }
     } catch (error) {
-      if (storageFault(error) && performance.now() + delayMs < giveUpAt) {
+      if (this.retrying && storageFault(error) && performance.now() + delayMs < giveUpAt) {
         setTimeout(() => void this.recordBatch(batch, giveUpAt, Math.min(delayMs * 2, 2_000)), delayMs);
         return;
       }

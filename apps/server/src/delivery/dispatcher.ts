@@ -98,6 +98,7 @@ class WindowDispatcher implements Dispatcher {
     this.slotFreed?.();
     await this.running;
     await Promise.allSettled(this.claiming);
+    this.deliverer.stopRetrying();
     await Promise.allSettled(this.inFlight);
     this.deliverer.close();
     this.logger.debug('webhook dispatcher stopped');
