@@ -86,20 +86,34 @@ async function call(baseUrl: string, method: string, path: string, token?: strin
   } satisfies Answer;
 }
 
+/** Whether this machine lets the test mount a tmpfs: one is mounted and unmounted at once. */
+function mountProblem(): string | undefined {
+  const probe = mountTmpfs('1m');
+  if ('problem' in probe) return probe.problem;
+  unmount(probe.dir);
+  return undefined;
+}
+
 const FULL_DISK = 'a full disk under the SQLite database';
-const mounted = mountTmpfs('12m');
+const cannotMount = mountProblem();
 
-if ('problem' in mounted) unavailable(FULL_DISK, mounted.problem);
-else describe(FULL_DISK, () => fullDisk(mounted.dir));
+if (cannotMount) unavailable(FULL_DISK, cannotMount);
+else describe(FULL_DISK, fullDisk);
 
-function fullDisk(mount: string) {
-  const dataDir = join(mount, 'data');
+function fullDisk() {
+  // Mounted by the hooks, not while the file is collected: a filtered run (-t) skips both hooks.
+  let mount: string | undefined;
+  let dataDir: string;
   let server: ServeProcess | undefined;
   let baseUrl: string;
   let client: CreatedClient;
   let filler: string | undefined;
 
   beforeAll(async () => {
+    const mounted = mountTmpfs('12m');
+    if ('problem' in mounted) throw new Error(mounted.problem);
+    mount = mounted.dir;
+    dataDir = join(mount, 'data');
     const setup = await createDatabase({ dataDir, databaseUrl: undefined });
     client = await createClient(setup.db, systemClock, {
       instance: 'acme',
@@ -123,7 +137,7 @@ function fullDisk(mount: string) {
       server.child.kill('SIGKILL');
       await server.exited;
     }
-    unmount(mount);
+    if (mount) unmount(mount);
   }, 120_000);
 
   it('writes answer 503 + Retry-After, reads work, readiness is 503 until a write succeeds; the cause is logged once', async () => {
@@ -141,6 +155,7 @@ function fullDisk(mount: string) {
       });
     expect((await createUser(0)).status).toBe(201);
 
+    if (!mount) throw new Error('no tmpfs');
     filler = fillUp(mount);
     // Until SQLite needs a page it does not have, a write may still fit (the WAL reuses its space).
     const answers: Answer[] = [];
@@ -211,22 +226,26 @@ describe('a data directory the server cannot use at start', () => {
     }
   }, 120_000);
 
-  const readOnly = mountTmpfs('4m');
-  if ('problem' in readOnly) {
-    unavailable('a read-only data directory at start', readOnly.problem);
+  if (cannotMount) {
+    unavailable('a read-only data directory at start', cannotMount);
     return;
   }
-  afterAll(() => unmount(readOnly.dir));
 
   it('that is read-only: one line naming it, exit code 3', async () => {
-    mkdirSync(join(readOnly.dir, 'data'));
-    execFileSync('mount', ['-o', 'remount,ro', readOnly.dir], { stdio: 'pipe' });
-    const { code, stderr } = await run(join(readOnly.dir, 'data'));
-    expect(code).toBe(3);
-    expect(stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(
-        /^platform-server: the data directory .* is not writable \(read-only file system\)$/,
-      ),
-    ]);
+    const readOnly = mountTmpfs('4m');
+    if ('problem' in readOnly) throw new Error(readOnly.problem);
+    try {
+      mkdirSync(join(readOnly.dir, 'data'));
+      execFileSync('mount', ['-o', 'remount,ro', readOnly.dir], { stdio: 'pipe' });
+      const { code, stderr } = await run(join(readOnly.dir, 'data'));
+      expect(code).toBe(3);
+      expect(stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^platform-server: the data directory .* is not writable \(read-only file system\)$/,
+        ),
+      ]);
+    } finally {
+      unmount(readOnly.dir);
+    }
   }, 120_000);
 });
