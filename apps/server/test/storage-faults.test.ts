@@ -195,10 +195,10 @@ function fullDisk() {
   }, 600_000);
 }
 
-describe('a data directory the server cannot use at start', () => {
-  const run = (dataDir: string) =>
+describe('a database the server cannot use at start', () => {
+  const run = (dataDir: string, ...more: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], {
+      const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir, ...more], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { PATH: process.env.PATH, PLATFORM_BOOTSTRAP: 'false' },
       });
@@ -209,7 +209,7 @@ describe('a data directory the server cannot use at start', () => {
       child.on('exit', (code) => resolve({ code, stderr }));
     });
 
-  it('that cannot be created: one line naming it, exit code 3', async () => {
+  it('a data directory that cannot be created: one line naming it, exit code 3', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'storage-start-'));
     try {
       const file = join(dir, 'a-file');
@@ -226,12 +226,27 @@ describe('a data directory the server cannot use at start', () => {
     }
   }, 120_000);
 
+  it('a PostgreSQL that does not answer: one line naming why, exit code 3', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'storage-start-'));
+    try {
+      // A port nothing listens on: the connection is refused.
+      const url = `postgres://postgres@127.0.0.1:${await freePort()}/test`;
+      const { code, stderr } = await run(dir, '--database-url', url);
+      expect(code).toBe(3);
+      expect(stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^platform-server: the database cannot be used: .*ECONNREFUSED/),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   if (cannotMount) {
     unavailable('a read-only data directory at start', cannotMount);
     return;
   }
 
-  it('that is read-only: one line naming it, exit code 3', async () => {
+  it('a read-only data directory: one line naming it, exit code 3', async () => {
     const readOnly = mountTmpfs('4m');
     if ('problem' in readOnly) throw new Error(readOnly.problem);
     try {
