@@ -2,8 +2,8 @@
 // - a full disk (a small tmpfs this test mounts, filled up): writes answer 503 ApiError + Retry-After,
 //   reads keep working, /readyz answers 503 until a write succeeds again, and the log names the cause
 //   ("database or disk is full") once for the episode;
-// - a data directory that cannot be used at start (read-only, or impossible to create): one line and
-//   exit code 3.
+// - a database that cannot be used at start (a read-only data directory, one impossible to create, a
+//   PostgreSQL that refuses the connection): one line and exit code 3.
 // Mounting needs root (CI runs as root); without it the tmpfs tests are skipped loudly.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
