@@ -8,7 +8,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { OpenApiDocument } from './api-types.js';
 import { LiveClients } from './auth/live-clients.js';
@@ -19,6 +18,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { ServerConfig } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { isUniqueViolation } from './db/errors.js';
+import { STORAGE_RETRY_AFTER_SECONDS, StorageHealth, storageFault } from './db/faults.js';
 import { checkWebhookTarget } from './delivery/ssrf.js';
 import {
   ApiProblem,
@@ -30,6 +30,7 @@ import {
   newTraceId,
   sendApiError,
   sendOAuthError,
+  serviceUnavailable,
 } from './errors.js';
 import { handlers } from './handlers/index.js';
 import { containsBigInt, stringifyExact } from './json.js';
@@ -75,7 +76,8 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   registerBodyParsers(app, config);
   await allowBrowserOrigins(app, config.corsOrigins, doc);
   const answerNoRoute = noRouteAnswer(operations);
-  app.setErrorHandler(answerErrors(answerNoRoute));
+  app.setErrorHandler(answerErrors(answerNoRoute, services.storage));
+  endStorageEpisodes(app, services.storage);
   const limiter = new RateLimiter(config.rateLimit.max, config.rateLimit.windowMs, () =>
     services.clock.now(),
   );
@@ -148,25 +150,19 @@ async function createServices(
     issuer: () => config.publicUrl,
     verified: new VerifiedTokens(),
   };
+  const storage = new StorageHealth(logger);
   return {
     db: database.db,
     dialect: database.dialect,
     clock,
+    storage,
     config,
     doc,
     logger,
     tokens,
     checkWebhookTarget: options.checkWebhookTarget ?? checkWebhookTarget,
     isShuttingDown,
-    isReady: async () => {
-      if (isShuttingDown()) return false;
-      try {
-        await sql`select 1`.execute(database.db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    isReady: async () => !isShuttingDown() && (await storage.check(database)),
   };
 }
 
@@ -248,13 +244,20 @@ function serializeWithSpec(app: FastifyInstance, doc: OpenApiDocument, logger: L
 }
 
 /** The error handler: every error in the spec's shapes, the token endpoint's as OAuth errors. */
-function answerErrors(answerNoRoute: (request: FastifyRequest, reply: FastifyReply) => FastifyReply) {
+function answerErrors(
+  answerNoRoute: (request: FastifyRequest, reply: FastifyReply) => FastifyReply,
+  storage: StorageHealth,
+) {
   return (thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const fault = storageFault(thrown);
+    if (fault) storage.failed(fault);
     // A unique index caught a concurrent request that won the race past a handler's own check (group
     // names; users' e-mails are answered by their handler, handlers/users.ts).
-    const error = isUniqueViolation(thrown)
-      ? new ApiProblem(409, 'A resource with the same unique value was created concurrently.')
-      : thrown;
+    const error = fault
+      ? serviceUnavailable(fault.kind === 'refuses-writes', STORAGE_RETRY_AFTER_SECONDS)
+      : isUniqueViolation(thrown)
+        ? new ApiProblem(409, 'A resource with the same unique value was created concurrently.')
+        : thrown;
     const operation = request.routeOptions.config?.operation;
     // No route (e.g. a QUERY without Content-Type, which Fastify fails before routing): what is wrong
     // with the request does not matter, that the path has no such operation does (404 or 405).
@@ -267,6 +270,23 @@ function answerErrors(answerNoRoute: (request: FastifyRequest, reply: FastifyRep
     }
     return handleError(error, request, reply);
   };
+}
+
+/**
+ * A storage fault episode ends when the database takes a write again: a write request that succeeded
+ * (or, for an unreachable database, any request that used it: an operation that documents the 503).
+ * The readiness probe ends it too (StorageHealth.check).
+ */
+function endStorageEpisodes(app: FastifyInstance, storage: StorageHealth): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const fault = storage.fault;
+    const operation = request.routeOptions.config?.operation;
+    if (fault && operation && reply.statusCode < 400 && '503' in operation.responses) {
+      const wrote = request.method !== 'GET' && request.method !== 'HEAD';
+      if (wrote || fault.kind === 'unreachable') storage.recovered(Date.now() - reply.elapsedTime);
+    }
+    done();
+  });
 }
 
 /**

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { mkdirSync } from 'node:fs';
 import { buildApp } from './app.js';
 import {
   bootstrapDevInstance,
@@ -13,7 +12,8 @@ import { systemClock } from './clock.js';
 import { type Flags, optionsHelp } from './config/options.js';
 import { ConfigError, loadConfig, parseFlags, SERVER_OPTIONS, type ServerConfig } from './config.js';
 import { type DataDirLock, lockDataDir } from './db/data-dir-lock.js';
-import { createDatabase } from './db/database.js';
+import { checkDataDirectory, createDatabase, DataDirectoryError } from './db/database.js';
+import { storageFault } from './db/faults.js';
 import { startDispatcher } from './delivery/dispatcher.js';
 import { startSweeper } from './delivery/sweeper.js';
 import { createLogger, prettyDestination } from './logger.js';
@@ -42,6 +42,9 @@ keys rotate: the next key signs new access tokens at once; tokens signed with th
 until they expire. Running servers pick the new key up by themselves.`;
 
 class UsageError extends Error {}
+
+/** Exit code when the data directory or the database cannot be used at start (2: configuration). */
+const EXIT_DATABASE_UNUSABLE = 3;
 
 /** Takes a command's own flags out of the map, leaving the configuration flags. */
 function take(flags: Flags, name: string): string | true | undefined {
@@ -86,14 +89,12 @@ async function serve(flags: Flags): Promise<void> {
   // One server per SQLite data directory (PostgreSQL serves several: they share the outbox safely).
   let lock: DataDirLock | undefined;
   if (!config.databaseUrl) {
-    mkdirSync(config.dataDir, { recursive: true });
+    checkDataDirectory(config.dataDir);
     lock = lockDataDir(config.dataDir, (message) => logger.warn(message));
   }
-  const database = await createDatabase({
-    ...config,
-    onConnectionError: (error) =>
-      logger.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool replaces it'),
-  });
+  let connectionFailed = (error: Error) =>
+    logger.warn({ err: error }, 'a PostgreSQL connection failed; the pool replaces it');
+  const database = await createDatabase({ ...config, onConnectionError: (error) => connectionFailed(error) });
 
   if (config.bootstrapDevInstance) {
     const created = await bootstrapDevInstance(
@@ -105,7 +106,13 @@ async function serve(flags: Flags): Promise<void> {
     if (created) process.stdout.write(formatDevCredentials(created, config));
   }
 
-  const { app, beginShutdown } = await buildApp({ config, database, clock, logger, doc });
+  const { app, beginShutdown, services } = await buildApp({ config, database, clock, logger, doc });
+  // A restart of PostgreSQL fails every pooled connection at once: one line for the episode, not ten.
+  connectionFailed = (error) => {
+    const fault = storageFault(error);
+    if (fault) services.storage.failed(fault);
+    else logger.warn({ err: error }, 'a PostgreSQL connection failed; the pool replaces it');
+  };
   await app.listen({ port: config.port, host: config.host });
   const dispatcher = config.deliveryEnabled
     ? startDispatcher({ database, config, logger, clock })
@@ -308,6 +315,17 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\n\n${USAGE}\n`);
       process.exit(2);
+    }
+    // The database cannot be used at start: one line naming why, and its own exit code (README, "When
+    // the database fails").
+    if (error instanceof DataDirectoryError) {
+      process.stderr.write(`platform-server: ${error.message}\n`);
+      process.exit(EXIT_DATABASE_UNUSABLE);
+    }
+    const fault = storageFault(error) ?? storageFault((error as Error).cause);
+    if (fault) {
+      process.stderr.write(`platform-server: the database cannot be used: ${fault.cause}\n`);
+      process.exit(EXIT_DATABASE_UNUSABLE);
     }
     process.stderr.write(`platform-server: ${(error as Error).message}\n`);
     process.exit(1);

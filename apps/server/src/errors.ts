@@ -44,6 +44,21 @@ export class OAuthProblem extends Error {
 export const badRequest = (message: string, details?: FieldProblem[]) =>
   new ApiProblem(400, message, details ? { details } : {});
 
+/**
+ * The spec's ServiceUnavailable: the database is unreachable or refuses writes (db/faults.ts). Nothing
+ * was changed; the client is told when to come back (the cause goes to the log, not to the client).
+ */
+export function serviceUnavailable(refusesWrites: boolean, retryAfterSeconds: number): ApiProblem {
+  const retry = `retry in ${retryAfterSeconds} seconds`;
+  return new ApiProblem(
+    503,
+    refusesWrites
+      ? `The database refuses writes at the moment; nothing was changed; ${retry}.`
+      : `The database is unavailable; ${retry}.`,
+    { headers: { 'retry-after': String(retryAfterSeconds) } },
+  );
+}
+
 /** Trace ids in the style of the real service ("O6Q67O9N7H-U3ALR-NVA7L"); also the request id in logs. */
 const TRACE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 /** Random bytes drawn in bulk: one system call per 200 trace ids rather than one per request. */

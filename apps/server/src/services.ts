@@ -4,6 +4,7 @@ import type { OpenApiDocument } from './api-types.js';
 import type { TokenSettings } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { ServerConfig } from './config.js';
+import type { StorageHealth } from './db/faults.js';
 import type { Database, Dialect } from './db/schema.js';
 
 /** What every handler can use. One instance per app (app.ts builds it). */
@@ -18,7 +19,9 @@ export interface Services {
   tokens: TokenSettings;
   /** SSRF check of a webhook URL at subscription time (src/delivery/ssrf.ts). */
   checkWebhookTarget(url: string, allowList: string[]): Promise<{ ok: true } | { ok: false; reason: string }>;
-  /** False while shutting down or when the database is unreachable. */
+  /** Storage faults seen (db/faults.ts): an episode lasts until the database takes a write again. */
+  storage: StorageHealth;
+  /** False while shutting down, when the database is unreachable, or during a storage fault episode. */
   isReady(): Promise<boolean>;
   isShuttingDown(): boolean;
 }

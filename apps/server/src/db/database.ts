@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -45,8 +46,23 @@ export interface DatabaseHandle {
   dialect: Dialect;
   changes: ChangeFeed;
   outbox: OutboxSignal;
+  /**
+   * Rejects, with the driver's error or one like it, when the database would refuse a write: readiness
+   * runs it after a storage fault (db/faults.ts) to tell when writes work again.
+   */
+  probeWrite(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A real write that changes nothing: the row Kysely's migrator keeps, set to its own value. */
+const touchMigrationLock = (db: Kysely<Database>) =>
+  sql`update kysely_migration_lock set is_locked = is_locked where id = 'migration_lock'`.execute(db);
+
+/**
+ * Below this much free space a write of a request is likely to fail although the probe's one-page write
+ * fits (SQLite reuses its WAL's space): the SQLite probe says "full" until there is more.
+ */
+const MIN_FREE_BYTES = 1 << 20;
 
 export interface DatabaseConfig {
   dataDir: string;
@@ -61,6 +77,12 @@ export interface DatabaseConfig {
 }
 
 const PG_INT8 = 20;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** The data directory cannot be created or written (missing parent, read-only file system, permissions). */
+export class DataDirectoryError extends Error {
+  override name = 'DataDirectoryError';
+}
 
 /**
  * Opens the database (PostgreSQL when databaseUrl is set, else `<dataDir>/platform.sqlite` in WAL mode)
@@ -91,6 +113,9 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
   const pool = new pg.Pool({
     ...connection,
     max: 10,
+    // While the database is unreachable a request must fail (503) rather than wait for a connection
+    // for ever: a refused connection fails at once, one that hangs (a dropped network) after this.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // Epoch-ms times are bigint columns: read them as JS numbers (safe up to year 285616).
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -125,6 +150,9 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
       },
       listen: listener.listen,
     },
+    probeWrite: async () => {
+      await touchMigrationLock(db);
+    },
     outbox: {
       subscribe: (onWrite) =>
         listener.listen(OUTBOX_CHANNEL, onWrite, (listening) => {
@@ -138,14 +166,33 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
   };
 }
 
+/** One clear line at start instead of an SQLite error from the middle of a migration. */
+export function checkDataDirectory(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new DataDirectoryError(
+      `the data directory ${dataDir} does not exist and cannot be created (${(error as Error).message})`,
+    );
+  }
+  try {
+    accessSync(dataDir, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new DataDirectoryError(
+      `the data directory ${dataDir} is not writable (${code === 'EROFS' ? 'read-only file system' : (error as Error).message})`,
+    );
+  }
+}
+
 async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
-  mkdirSync(dataDir, { recursive: true });
+  checkDataDirectory(dataDir);
   const file = new SQLite(join(dataDir, 'platform.sqlite'));
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
   const statements = withStatementCache(file);
-  const db = new Kysely<Database>({ dialect: new PreparedOnceSqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new PreparedOnceSqliteDialect({ database: statements }, file) });
   // A compiled read skips Kysely's driver (its connection lock and promise steps): better-sqlite3 runs it
   // synchronously. Not while a transaction is open on the connection (Kysely holds it across awaits):
   // the read would see that transaction's uncommitted writes, so it waits its turn through Kysely.
@@ -190,6 +237,18 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
           outboxListeners.delete(listener);
         };
       },
+    },
+    probeWrite: async () => {
+      const { bavail, bsize } = await statfs(dataDir);
+      if (bavail * bsize < MIN_FREE_BYTES) {
+        throw Object.assign(
+          new Error(`database or disk is full (${bavail * bsize} bytes free in ${dataDir})`),
+          {
+            code: 'SQLITE_FULL',
+          },
+        );
+      }
+      await touchMigrationLock(db);
     },
     close: () => db.destroy(),
   };

@@ -365,6 +365,7 @@ export async function migrateToLatest(db: AnyDb, dialect: Dialect, schema?: stri
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(
       `database migration ${failed ?? ''} failed: ${(error as Error).message ?? String(error)}`,
+      { cause: error },
     );
   }
 }

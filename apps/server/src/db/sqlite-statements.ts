@@ -2,10 +2,13 @@
 // compiled so that a prepared statement stays valid whatever values they are bound to.
 import type SQLite from 'better-sqlite3';
 import {
+  type DatabaseConnection,
   type LimitNode,
   type OffsetNode,
   type SqliteDatabase,
   SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
   SqliteQueryCompiler,
 } from 'kysely';
 
@@ -30,7 +33,36 @@ class PreparedOnceSqliteCompiler extends SqliteQueryCompiler {
   }
 }
 
+/**
+ * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM,
+ * SQLITE_BUSY): Kysely's `rollback` after it then fails with "cannot rollback - no transaction is active",
+ * and that error replaced the real one (a full disk was logged as a rollback problem).
+ */
+class AutoRollbackAwareSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly file: Pick<SQLite.Database, 'inTransaction'>,
+  ) {
+    super(config);
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.file.inTransaction) await super.rollbackTransaction(connection);
+  }
+}
+
 export class PreparedOnceSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly sqliteConfig: SqliteDialectConfig,
+    private readonly file: Pick<SQLite.Database, 'inTransaction'>,
+  ) {
+    super(sqliteConfig);
+  }
+
+  override createDriver() {
+    return new AutoRollbackAwareSqliteDriver(this.sqliteConfig, this.file);
+  }
+
   override createQueryCompiler() {
     return new PreparedOnceSqliteCompiler();
   }

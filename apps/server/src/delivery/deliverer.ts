@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { withCallbackToken } from '../auth/callback-tokens.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
+import { storageFault } from '../db/faults.js';
 import type { Database } from '../db/schema.js';
 import { deliveryHeaders } from './headers.js';
 import {
@@ -36,6 +37,7 @@ export class Deliverer {
   private readonly sender: Sender;
   /** Outcomes waiting to be written: the attempts that finished in the same turn of the event loop. */
   private unrecorded: Array<{ id: string; outcome: DeliveryOutcome; settle: (error?: unknown) => void }> = [];
+  private retrying = true;
 
   constructor(private readonly options: DelivererOptions) {
     const { settings } = options;
@@ -57,6 +59,14 @@ export class Deliverer {
     } catch (error) {
       this.options.logger.error({ deliveryId: row.id, err: error }, 'webhook delivery could not be recorded');
     }
+  }
+
+  /**
+   * Stops waiting for an unreachable database to record outcomes (shutdown must not wait for it): those
+   * rows are tried again once their lease runs out.
+   */
+  stopRetrying(): void {
+    this.retrying = false;
   }
 
   /** Closes the connections to the receivers; call once no delivery is in flight. */
@@ -163,7 +173,7 @@ export class Deliverer {
    */
   private record(row: ClaimedDelivery, outcome: DeliveryOutcome): Promise<void> {
     return new Promise((resolve, reject) => {
-      if (this.unrecorded.length === 0) setImmediate(() => this.recordBatch());
+      if (this.unrecorded.length === 0) setImmediate(() => void this.recordBatch());
       this.unrecorded.push({
         id: row.id,
         outcome,
@@ -172,9 +182,17 @@ export class Deliverer {
     });
   }
 
-  private async recordBatch(): Promise<void> {
-    const batch = this.unrecorded;
-    this.unrecorded = [];
+  /**
+   * Writes the outcomes waiting. While the database is unreachable (a restart) it tries again with
+   * backoff: the receivers already have these events, and a row whose lease ran out would be sent again.
+   * It gives up once the lease may have run out (claim + lease, the attempt having taken at most the
+   * delivery timeout): from then on another dispatcher may hold the row, and it decides.
+   */
+  private async recordBatch(
+    batch = this.takeUnrecorded(),
+    giveUpAt = performance.now() + this.options.settings.leaseMs - this.options.settings.timeoutMs,
+    delayMs = 100,
+  ): Promise<void> {
     const { db, workerId, clock, logger } = this.options;
     try {
       const written = await recordOutcomes(db, workerId, batch, clock.now());
@@ -188,8 +206,18 @@ export class Deliverer {
         settle();
       }
     } catch (error) {
+      if (this.retrying && storageFault(error) && performance.now() + delayMs < giveUpAt) {
+        setTimeout(() => void this.recordBatch(batch, giveUpAt, Math.min(delayMs * 2, 2_000)), delayMs);
+        return;
+      }
       // Not recorded: each row's lease runs out and it is tried again.
       for (const { settle } of batch) settle(error ?? new Error('outcome not recorded'));
     }
+  }
+
+  private takeUnrecorded() {
+    const batch = this.unrecorded;
+    this.unrecorded = [];
+    return batch;
   }
 }

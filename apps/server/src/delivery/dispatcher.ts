@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { DatabaseHandle } from '../db/database.js';
+import { storageFault } from '../db/faults.js';
 import { Deliverer } from './deliverer.js';
 import { claimDeliveries } from './outbox.js';
 
@@ -54,6 +55,8 @@ class WindowDispatcher implements Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly claiming = new Set<Promise<number>>();
   private slotFreed: (() => void) | undefined;
+  /** Set while polls fail because the database is unavailable: logged once, not at every poll. */
+  private pollsFailing = false;
   private readonly running: Promise<void>;
   private readonly unsubscribed: Promise<() => Promise<void>>;
 
@@ -95,6 +98,7 @@ class WindowDispatcher implements Dispatcher {
     this.slotFreed?.();
     await this.running;
     await Promise.allSettled(this.claiming);
+    this.deliverer.stopRetrying();
     await Promise.allSettled(this.inFlight);
     this.deliverer.close();
     this.logger.debug('webhook dispatcher stopped');
@@ -130,8 +134,14 @@ class WindowDispatcher implements Dispatcher {
       let claimed = 0;
       try {
         claimed = await this.claimAndStart(limit);
+        if (this.pollsFailing) this.logger.info('webhook dispatcher polls again');
+        this.pollsFailing = false;
       } catch (error) {
-        this.logger.error({ err: error }, 'webhook dispatcher poll failed');
+        const fault = storageFault(error);
+        if (!fault || !this.pollsFailing) {
+          this.logger.error({ err: error }, 'webhook dispatcher poll failed; polling on');
+        }
+        this.pollsFailing = fault !== undefined;
       }
       // As many rows as asked for means there is probably more due work: claim again at once (once there
       // is room); so does a wake meanwhile. Otherwise sleep until the next poll or wake.
