@@ -258,12 +258,14 @@ describe('serve over HTTPS (the binary)', () => {
   });
 
   it('warns when the public URL it is given says http://', async () => {
+    // Its own data directory: the server above holds the lock on `dataDir` (one server per directory).
+    const ownDataDir = join(dataDir, 'second');
     const warned = spawn(
       process.execPath,
       [
         cli,
         'serve',
-        ...['--port', String(await freePort()), '--host', '127.0.0.1', '--data-dir', dataDir],
+        ...['--port', String(await freePort()), '--host', '127.0.0.1', '--data-dir', ownDataDir],
         ...['--tls-cert', cert.certFile, '--tls-key', cert.keyFile, '--log-level', 'warn'],
         ...['--public-url', 'http://localhost:3000', '--bootstrap', 'false', '--delivery', 'false'],
       ],
