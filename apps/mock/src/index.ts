@@ -1,16 +1,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
+import http, { STATUS_CODES } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import {
   collectOperations,
+  isObject,
   loadBundle,
   type OpenApiDocument,
+  type Operation,
+  SpecValidator,
   templateToRegExp,
 } from '@platform-api/validator';
 import { CALLBACK_CHALLENGE, ChatEvents } from './events.js';
-import { type ChallengeRoute, createFront, type Front, type RuledRoute } from './front.js';
+import { type ChallengeRoute, createFront, type Front, type FrontOptions, type RuledRoute } from './front.js';
+import { queryReader } from './query.js';
 
 /** The APIs this package mocks, each served from its bundle in @platform-api/spec. */
 export const mockedApis = {
@@ -84,12 +88,16 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
     );
     await waitUntilListening(child, `http://${PRISM_HOST}:${prismPort}`, options);
     const document = loadBundle(api);
+    const validator = new SpecValidator(document);
     front = createFront(
       { host: PRISM_HOST, port: prismPort },
       {
         challenges: api === 'platform' ? platformChallenges() : [],
         ruled: ruledRoutes(document),
         mountPath: mountPath(document),
+        query: queryReader(validator),
+        allow: allowedMethods(validator.operations),
+        ...(api === 'platform' ? platformErrors : siteAnswers(validator)),
       },
     );
   } catch (error) {
@@ -118,6 +126,68 @@ function ruledRoutes(document: OpenApiDocument): RuledRoute[] {
       path: templateToRegExp(operation.path),
       operation,
     }));
+}
+
+/** Path → the methods its operations offer, HEAD wherever GET is (literal segments win over templated ones). */
+function allowedMethods(operations: Operation[]): (pathname: string) => string[] | undefined {
+  const byPath = new Map<string, Set<string>>();
+  for (const operation of operations) {
+    if (operation.kind !== 'path') continue;
+    const methods = byPath.get(operation.path) ?? new Set<string>();
+    methods.add(operation.method.toUpperCase());
+    if (operation.method === 'get') methods.add('HEAD');
+    byPath.set(operation.path, methods);
+  }
+  const paths = [...byPath]
+    .map(([path, methods]) => ({
+      pattern: templateToRegExp(path),
+      methods: [...methods].sort(),
+      templated: (path.match(/\{/g) ?? []).length,
+    }))
+    .sort((a, b) => a.templated - b.templated);
+  return (pathname) => paths.find((path) => path.pattern.test(pathname))?.methods;
+}
+
+/**
+ * The platform's `ApiError` (spec/platform/components/schemas/ApiError.yaml; `toe` may be empty) for the
+ * answers the front gives itself, as the reference server gives them: a method the path does not offer
+ * (405 with `Allow`) and a malformed JSON body (400).
+ */
+const platformErrors: Pick<FrontOptions, 'errorBody' | 'ownMethodNotAllowed'> = {
+  ownMethodNotAllowed: true,
+  errorBody: (status, path, message) => ({
+    status,
+    statusReason: STATUS_CODES[status] ?? '',
+    path,
+    message,
+    toe: '',
+  }),
+};
+
+/**
+ * WordPress's answers: `rest_invalid_json` for a malformed JSON body (WP_REST_Server::serve_request), and
+ * its list and discovery headers (front.ts), a list being an operation whose 200 declares
+ * `X-WP-TotalPages` and whose `per_page` default is its page size.
+ */
+function siteAnswers(validator: SpecValidator): Pick<FrontOptions, 'errorBody' | 'wordpress'> {
+  const paged = (pathname: string) => {
+    const operation = validator.findOperation('get', pathname);
+    const ok = operation?.responses['200'];
+    const headers = isObject(ok?.headers) ? Object.keys(ok.headers).map((name) => name.toLowerCase()) : [];
+    if (!operation || !headers.includes('x-wp-totalpages')) return undefined;
+    const perPage = operation.parameters.find((p) => p.node.in === 'query' && p.node.name === 'per_page');
+    const schema =
+      perPage && validator.resolve({ node: perPage.node.schema, pointer: `${perPage.pointer}/schema` }).node;
+    return { perPage: Number(schema?.default) || 10 };
+  };
+  return {
+    errorBody: (status) => ({
+      code: 'rest_invalid_json',
+      message: 'Invalid JSON body passed.',
+      data: { status },
+    }),
+    wordpress: { paged },
+  };
 }
 
 /** The path of the first server's URL (`{site_url}/wp-json` → `/wp-json`), where real servers serve the API. */
