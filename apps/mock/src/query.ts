@@ -53,7 +53,9 @@ export function queryReader(validator: SpecValidator): QueryReader {
       });
       if (plain.length === 0 && bracketed.length === 0) continue;
       const prismReadsIt = schema.oneOf === undefined && schema.anyOf === undefined;
-      const scalar = ['integer', 'number', 'boolean'].includes(String(typeOf(schema, schemaPointer, resolve)));
+      const scalar = ['integer', 'number', 'boolean'].includes(
+        String(typeOf(schema, schemaPointer, resolve)),
+      );
       if (prismReadsIt && bracketed.length === 0) {
         // Prism checks it, but lets an empty number or boolean through.
         if (scalar && plain.some((index) => pairs[index]?.value === '')) invalid = true;
