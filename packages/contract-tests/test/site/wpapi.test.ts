@@ -97,7 +97,11 @@ function judge(target: () => Judged) {
     const tagged = () => wp.posts().tags(tag);
     const forms: Array<[string, () => WPAPI.WPRequest, 'all' | 'none']> = [
       ['categories(1) → categories[]=1', () => tagged().categories(category), 'all'],
-      [".param('categories', [1, 2]) → categories[]=1&categories[]=2", () => tagged().param('categories', [category, category + 1000]), 'all'],
+      [
+        ".param('categories', [1, 2]) → categories[]=1&categories[]=2",
+        () => tagged().param('categories', [category, category + 1000]),
+        'all',
+      ],
       ['categories=1,2', () => tagged().param('categories', `${category},${category + 1000}`), 'all'],
       [
         'categories[terms][]=1&categories[include_children]=true',
@@ -203,14 +207,15 @@ async function seed(site: WordPressSite): Promise<Seeded> {
   const authorization = `Basic ${Buffer.from(`${site.user}:${site.password}`).toString('base64')}`;
   const base = `${site.url}/wp-json/wp/v2`;
   const made: string[] = [];
-  const create = async (path: string, body: BodyInit, headers: Record<string, string>) => {
+  const create = async (path: string, body: string | Blob, headers: Record<string, string>) => {
     const response = await fetch(`${base}${path}`, {
       method: 'POST',
       headers: { authorization, ...headers },
       body,
     });
     const json = (await response.json()) as { id: number };
-    if (response.status !== 201) throw new Error(`POST ${path} → ${response.status}: ${JSON.stringify(json)}`);
+    if (response.status !== 201)
+      throw new Error(`POST ${path} → ${response.status}: ${JSON.stringify(json)}`);
     made.unshift(`${path}/${json.id}`);
     return json.id;
   };
