@@ -138,7 +138,9 @@ function judge(target: () => Judged) {
     const { endpoint, tag, real } = target();
     const wp = new WPAPI({ endpoint });
     const origin = new URL(endpoint).origin;
-    let page = (await wp.posts().tags(tag).perPage(PER_PAGE).get()) as Listed;
+    // By id: the seeded posts share their date to the second, and MariaDB orders ties differently from
+    // one query to the next.
+    let page = (await wp.posts().tags(tag).perPage(PER_PAGE).orderby('id').order('asc').get()) as Listed;
     const first = page._paging;
     expect(first, 'no X-WP-TotalPages on the first page').toBeDefined();
     expect(first?.totalPages).toBeGreaterThanOrEqual(2);
