@@ -5,8 +5,8 @@
 // - PHP's bracket forms, which WordPress (PHP) reads for every parameter and its clients send (wpapi:
 //   `categories[]=1&categories[]=2`, `categories[terms][]=1&categories[include_children]=true`): an
 //   unknown name to Prism, so never checked;
-// - an empty value of an integer, number or boolean parameter (`?limit=`): accepted, where the reference
-//   server and WordPress answer 400.
+// - an empty value of an integer, number or boolean parameter (`?limit=`), and a string its `pattern`
+//   refuses (`?after=` on the site): accepted, where the reference server and WordPress answer 400.
 // The reader checks those against the parameter's own schema in the bundle, forwards the rest of the query
 // as Prism reads it (a bracket list of a plain array parameter becomes `name=a,b`; a parameter it has
 // checked is left out), and says when the request must get the operation's documented 400.
@@ -53,12 +53,12 @@ export function queryReader(validator: SpecValidator): QueryReader {
       });
       if (plain.length === 0 && bracketed.length === 0) continue;
       const prismReadsIt = schema.oneOf === undefined && schema.anyOf === undefined;
-      const scalar = ['integer', 'number', 'boolean'].includes(
-        String(typeOf(schema, schemaPointer, resolve)),
-      );
+      const type = typeOf(schema, schemaPointer, resolve);
       if (prismReadsIt && bracketed.length === 0) {
-        // Prism checks it, but lets an empty number or boolean through.
-        if (scalar && plain.some((index) => pairs[index]?.value === '')) invalid = true;
+        // Prism checks it, but lets an empty number or boolean through, and reads no string's `pattern`.
+        const last = pairs[plain.at(-1) as number]?.value ?? '';
+        if (['integer', 'number', 'boolean'].includes(String(type)) && last === '') invalid = true;
+        if (type === 'string' && validator.validateAt(schemaPointer, last).length > 0) invalid = true;
         continue;
       }
       // PHP: a bracketed key builds an array or object (and wins over a plain one); else the last value.

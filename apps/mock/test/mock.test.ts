@@ -204,12 +204,16 @@ describe('the front before Prism', () => {
     await site405.arrayBuffer();
   });
 
-  it('refuses an empty integer or boolean query parameter with the documented 400, as the servers do', async () => {
+  it('refuses an empty integer or boolean, or a string off its pattern, with the documented 400, as the servers do', async () => {
     const empty = await exchange('platform', 'GET', '/v1/users?limit=', { authorization: 'Bearer any' });
     expect(empty.status).toBe(400);
     expect(empty.json.path).toBe('/v1/users');
     expect((await exchange('site', 'GET', '/wp/v2/posts?per_page=')).status).toBe(400);
     expect((await exchange('site', 'GET', '/wp/v2/posts?sticky=')).status).toBe(400);
+    // and a string its pattern refuses (Prism reads no pattern): WordPress refuses both.
+    expect((await exchange('site', 'GET', '/wp/v2/posts?modified_before=')).status).toBe(400);
+    expect((await exchange('site', 'GET', '/wp/v2/posts?after=2024-13-01T00:00:00')).status).toBe(400);
+    expect((await exchange('site', 'GET', '/wp/v2/posts?after=2024-02-30T00:00:00')).status).toBe(200);
   });
 
   it('answers HEAD on every GET route as GET without the body (WordPress and the reference server do)', async () => {
