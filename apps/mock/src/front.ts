@@ -72,6 +72,11 @@ export interface FrontOptions {
    * answers with its own `invalid_json` shape) and, when set, a method the path does not offer (405).
    */
   errorBody?: (status: number, path: string, message: string) => unknown;
+  /**
+   * Whether the operation's JSON body schema refuses a JSON `null`: Prism takes `null` for no body (a 2xx),
+   * the reference server reads it as a body that is not an object (400). Such a request gets the documented 400.
+   */
+  refusesNull?: (method: string, pathname: string) => boolean;
   /** Whether the front answers a 405 itself (with `errorBody`), instead of passing Prism's on with `Allow`. */
   ownMethodNotAllowed?: boolean;
   /**
@@ -195,6 +200,12 @@ export function createFront(upstream: { host: string; port: number }, options: F
       }
       const body = json && size <= MAX_RULED_BODY ? headerSafeNames(received) : received;
       const headers = { ...withoutHopByHop(request.headers), ...frontHeaders };
+      if (json && options.refusesNull && /^\s*null\s*$/.test(received.toString('utf8'))) {
+        if (options.refusesNull(request.method ?? 'GET', pathname)) {
+          headers.prefer = 'code=400';
+          headers['x-mock-documented-400'] = '1';
+        }
+      }
       if (route && size <= MAX_RULED_BODY) {
         const fields = {
           query: new URLSearchParams(originalSearch),

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import {
   collectOperations,
   isObject,
+  joinPointer,
   loadBundle,
   type OpenApiDocument,
   type Operation,
@@ -97,6 +98,7 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
         mountPath: mountPath(document),
         query: queryReader(validator),
         allow: allowedMethods(validator.operations),
+        refusesNull: (method, pathname) => refusesNull(validator, method, pathname),
         ...(api === 'platform' ? platformErrors : siteAnswers(validator)),
       },
     );
@@ -126,6 +128,14 @@ function ruledRoutes(document: OpenApiDocument): RuledRoute[] {
       path: templateToRegExp(operation.path),
       operation,
     }));
+}
+
+/** Whether the operation's JSON request body schema refuses `null` (front.ts sends such a request the 400). */
+function refusesNull(validator: SpecValidator, method: string, pathname: string): boolean {
+  const body = validator.findOperation(method, pathname)?.requestBody;
+  const mediaType = Object.keys(body?.content ?? {}).find((type) => /json/i.test(type));
+  if (!body || !mediaType) return false;
+  return validator.validateAt(joinPointer(body.pointer, 'content', mediaType, 'schema'), null).length > 0;
 }
 
 /** Path → the methods its operations offer, HEAD wherever GET is (literal segments win over templated ones). */

@@ -188,6 +188,18 @@ describe('the front before Prism', () => {
     }
   });
 
+  it('refuses a JSON null body where the schema asks for an object, as the reference server does', async () => {
+    const response = await fetch(`${mocks.platform.url}/v1/groups/876655018/users/964382593`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+      body: 'null',
+    });
+    const answer = { status: response.status, headers: response.headers, body: await response.text() };
+    expect(answer.status).toBe(400);
+    expect(platform.validateResponse(platform.operation('addGroupUser'), answer)).toEqual([]);
+    expect(JSON.parse(answer.body).path).toBe('/v1/groups/876655018/users/964382593');
+  });
+
   it('answers a method the path does not offer with 405 and Allow (an ApiError on the platform)', async () => {
     const refused = await fetch(`${mocks.platform.url}/v1/users`, {
       method: 'DELETE',
