@@ -24,12 +24,16 @@ export type QueryReader = (method: string, pathname: string, search: string) => 
 /** A PHP query key: `categories`, `categories[]`, `categories[terms][]`. */
 const PHP_KEY = /^([^[\]]+)((?:\[[^\]]*\])+)$/;
 
-export function queryReader(validator: SpecValidator): QueryReader {
+export function queryReader(
+  validator: SpecValidator,
+  findOperation: SpecValidator['findOperation'] = (method, path) => validator.findOperation(method, path),
+): QueryReader {
   const resolve = (node: unknown, pointer: string): JsonObject =>
     validator.resolve<JsonObject>({ node, pointer }).node;
   return (method, pathname, search) => {
-    const operation = validator.findOperation(method, pathname);
-    if (!operation || search === '') return { search, invalid: false };
+    if (search === '') return { search, invalid: false };
+    const operation = findOperation(method, pathname);
+    if (!operation) return { search, invalid: false };
     const pairs = search
       .split('&')
       .filter((part) => part !== '')
