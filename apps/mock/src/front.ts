@@ -6,6 +6,9 @@
 // keeps Prism alive: Prism copies the property names of a refused JSON body into its `sl-violations`
 // header, and a name holding U+007F or a character beyond Latin-1 is not a valid header value — Node throws
 // and Prism's process dies. Such names are renamed (headerSafeNames) before Prism sees them.
+// And it answers where Prism does not as the real servers do (FrontOptions): the query forms Prism misreads
+// (query.ts), HEAD on GET routes, `Allow` on a 405, the API's error body for malformed JSON, WordPress's
+// paging and discovery headers built from the request.
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { missingRequiredInOneOf, type Operation, parseRequestBody } from '@platform-api/validator';
 import type { QueryReader } from './query.js';
@@ -150,6 +153,8 @@ export function createFront(upstream: { host: string; port: number }, options: F
     else request.pipe(forwarded);
   };
   const handle = (request: IncomingMessage, response: ServerResponse) => {
+    // The front's own marks come from the front only.
+    for (const name of FRONT_HEADERS) delete request.headers[name];
     if (
       mountPath &&
       (request.url === mountPath ||
