@@ -162,4 +162,143 @@ describe('the front before Prism', () => {
       expect.arrayContaining(['wp/v2']),
     );
   });
+
+  it('answers a malformed JSON body with the API error body: an ApiError (platform), rest_invalid_json (site)', async () => {
+    for (const [api, path] of [
+      ['platform', '/v1/users'],
+      ['site', '/wp/v2/posts'],
+    ] as const) {
+      const response = await fetch(`${mocks[api].url}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: api === 'platform' ? 'Bearer any' : 'Basic eDp5',
+          'content-type': 'application/json',
+        },
+        body: '{"name": ',
+      });
+      const answer = { status: response.status, headers: response.headers, body: await response.text() };
+      const validator = api === 'platform' ? platform : site;
+      const operation = validator.findOperation('POST', path);
+      if (!operation) throw new Error(`no operation for POST ${path}`);
+      expect(answer.status).toBe(400);
+      expect(validator.validateResponse(operation, answer)).toEqual([]);
+      expect(JSON.parse(answer.body)).toMatchObject(
+        api === 'platform' ? { status: 400, path } : { code: 'rest_invalid_json', data: { status: 400 } },
+      );
+    }
+  });
+
+  it('refuses a JSON null body where the schema asks for an object, as the reference server does', async () => {
+    const response = await fetch(`${mocks.platform.url}/v1/groups/876655018/users/964382593`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+      body: 'null',
+    });
+    const answer = { status: response.status, headers: response.headers, body: await response.text() };
+    expect(answer.status).toBe(400);
+    expect(platform.validateResponse(platform.operation('addGroupUser'), answer)).toEqual([]);
+    expect(JSON.parse(answer.body).path).toBe('/v1/groups/876655018/users/964382593');
+  });
+
+  it('answers a method the path does not offer with 405 and Allow (an ApiError on the platform)', async () => {
+    const refused = await fetch(`${mocks.platform.url}/v1/users`, {
+      method: 'DELETE',
+      headers: { authorization: 'Bearer any' },
+    });
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get('allow')).toBe('GET, HEAD, POST');
+    const body = await refused.json();
+    expect(platform.validateAt('#/components/schemas/ApiError', body)).toEqual([]);
+    expect(body).toMatchObject({ status: 405, path: '/v1/users' });
+    const site405 = await fetch(`${mocks.site.url}/wp-json/wp/v2/posts`, { method: 'DELETE' });
+    expect(site405.status).toBe(405);
+    expect(site405.headers.get('allow')).toBe('GET, HEAD, POST');
+    await site405.arrayBuffer();
+  });
+
+  it('refuses an empty integer or boolean, or a string off its pattern, with the documented 400, as the servers do', async () => {
+    const empty = await exchange('platform', 'GET', '/v1/users?limit=', { authorization: 'Bearer any' });
+    expect(empty.status).toBe(400);
+    expect(empty.json.path).toBe('/v1/users');
+    expect((await exchange('site', 'GET', '/wp/v2/posts?per_page=')).status).toBe(400);
+    expect((await exchange('site', 'GET', '/wp/v2/posts?sticky=')).status).toBe(400);
+    // and a string its pattern refuses (Prism reads no pattern): WordPress refuses both.
+    expect((await exchange('site', 'GET', '/wp/v2/posts?modified_before=')).status).toBe(400);
+    expect((await exchange('site', 'GET', '/wp/v2/posts?after=2024-13-01T00:00:00')).status).toBe(400);
+    expect((await exchange('site', 'GET', '/wp/v2/posts?after=2024-02-30T00:00:00')).status).toBe(200);
+  });
+
+  it('answers HEAD on every GET route as GET without the body (WordPress and the reference server do)', async () => {
+    for (const [api, path, headers] of [
+      ['platform', '/v1/users', { authorization: 'Bearer any' }],
+      ['site', '/', {}],
+      ['site', '/wp-json/wp/v2/posts', {}],
+    ] as const) {
+      const response = await fetch(`${mocks[api].url}${path}`, { method: 'HEAD', headers });
+      expect(response.status, `HEAD ${api} ${path}`).toBe(200);
+      expect(await response.text()).toBe('');
+    }
+  });
+
+  it('links the site root to the API root, as WordPress does on every answer (discovery)', async () => {
+    const url = mocks.site.url;
+    for (const path of ['/', '/wp-json/', '/wp-json/wp/v2/posts/1']) {
+      const response = await fetch(`${url}${path}`, { method: path === '/' ? 'HEAD' : 'GET' });
+      await response.arrayBuffer();
+      expect(response.headers.get('link'), path).toBe(`<${url}/wp-json/>; rel="https://api.w.org/"`);
+    }
+  });
+
+  it("builds a list's X-WP-TotalPages and Link from the request: the mock's URL, the route, page and per_page", async () => {
+    const url = mocks.site.url;
+    const first = await fetch(`${url}/wp-json/wp/v2/posts?per_page=20&search=x`);
+    await first.arrayBuffer();
+    const total = Number(first.headers.get('x-wp-total'));
+    const pages = Math.ceil(total / 20);
+    expect(pages).toBeGreaterThan(1);
+    expect(first.headers.get('x-wp-totalpages')).toBe(String(pages));
+    expect(first.headers.get('link')).toBe(
+      `<${url}/wp-json/wp/v2/posts?per_page=20&search=x&page=2>; rel="next"`,
+    );
+    const last = await exchange('site', 'GET', `/wp/v2/posts?page=${pages}&per_page=20`);
+    expect(last.headers.get('link')).toBe(`<${url}/wp/v2/posts?page=${pages - 1}&per_page=20>; rel="prev"`);
+    // The default page size is the spec's per_page default (10).
+    const defaults = await exchange('site', 'GET', '/wp/v2/pages?page=2');
+    expect(defaults.headers.get('x-wp-totalpages')).toBe(
+      String(Math.ceil(Number(defaults.headers.get('x-wp-total')) / 10)),
+    );
+    expect(defaults.headers.get('link')).toContain(`<${url}/wp/v2/pages?page=1>; rel="prev"`);
+  });
+
+  it('reads every term-filter form WordPress reads, and refuses what WordPress refuses', async () => {
+    const accepted = [
+      'categories=1,2',
+      'categories=1',
+      'categories[]=1&categories[]=2',
+      'categories[terms][]=1&categories[include_children]=true',
+      'categories[terms]=1,2&categories[operator]=AND',
+      'categories_exclude=1',
+      'categories_exclude[]=1',
+      'tags=3',
+      'tags[]=3',
+      'tags_exclude=3',
+      'include[]=1&include[]=2',
+    ];
+    for (const query of accepted) {
+      expect((await exchange('site', 'GET', `/wp/v2/posts?${query}`)).status, query).toBe(200);
+    }
+    const refused = [
+      'categories=abc',
+      'categories=',
+      'categories[]=x',
+      'categories[terms][]=x',
+      'categories[operator]=XOR',
+      'tags=1,x',
+      'include[]=x',
+      'per_page[]=2',
+    ];
+    for (const query of refused) {
+      expect((await exchange('site', 'GET', `/wp/v2/posts?${query}`)).status, query).toBe(400);
+    }
+  });
 });
