@@ -76,31 +76,56 @@ export function fastifySchemaFor(operation: Operation): FastifySchema {
 }
 
 /**
- * Fields holding a NUL character, in a value or in a key. No text in this API may contain one (PostgreSQL
- * cannot store it), so it is refused up front, the same way on both databases — in fields the operation
- * ignores too.
+ * Characters no text of this API may hold, with what the detail says about each: NUL (PostgreSQL cannot
+ * store it) and a UTF-16 surrogate without its pair (`"\ud800"` in JSON text: it has no UTF-8 form, and
+ * would be stored as U+FFFD). Other control characters are text like any other.
  */
-function nulFields(
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what is looked for
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unstorable(text: string): string | undefined {
+  const found = UNSTORABLE.exec(text);
+  if (!found) return undefined;
+  return found[0] === '\u0000'
+    ? 'must not contain NUL characters'
+    : 'must not contain unpaired UTF-16 surrogates (text must be Unicode)';
+}
+
+/**
+ * Fields whose key or value holds a character no text may hold (UNSTORABLE). Refused up front, the same
+ * way on both databases and wherever it is: a known field, a field the operation ignores, a nested key.
+ */
+function textProblems(
   value: unknown,
   location: string,
   keys: (string | number)[] = [],
   out: FieldProblem[] = [],
 ): FieldProblem[] {
   if (out.length >= 20) return out;
-  const problem = () =>
-    out.push({ field: fieldPath(location, keys), message: 'must not contain NUL characters' });
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) problem();
+    const problem = unstorable(value);
+    if (problem) out.push({ field: fieldPath(location, keys), message: problem });
   } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) nulFields(item, location, [...keys, index], out);
+    for (const [index, item] of value.entries()) textProblems(item, location, [...keys, index], out);
   } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) {
-        out.push({ field: fieldPath(location, [...keys, key]), message: 'must not contain NUL characters' });
-      } else nulFields(item, location, [...keys, key], out);
+    for (const key in value) {
+      const problem = unstorable(key);
+      if (problem) out.push({ field: fieldPath(location, [...keys, key]), message: problem });
+      else textProblems((value as Record<string, unknown>)[key], location, [...keys, key], out);
     }
   }
   return out;
+}
+
+/** The text check of every part a request's text travels in; throws the 400 that names each field. */
+function checkText(parts: [location: string, value: unknown][]): void {
+  const problems: FieldProblem[] = [];
+  for (const [location, value] of parts) textProblems(value, location, [], problems);
+  if (problems.length > 0) {
+    throw new ApiProblem(400, 'Text must not contain NUL characters or unpaired surrogates', {
+      details: problems,
+    });
+  }
 }
 
 function pick(value: unknown, names: string[]): Record<string, unknown> {
@@ -245,7 +270,8 @@ function misspelledIntegers(request: FastifyRequest, integers: ReturnType<typeof
 }
 
 /**
- * The check of the text a request sends: NUL refused everywhere; integer parameters spelled as integers;
+ * The check of the text a request sends: NUL and unpaired surrogates refused everywhere (checkText); integer
+ * parameters spelled as integers;
  * a body of a media type the operation does not take refused (415), a required one missing refused (400).
  * Undefined for an operation with nothing to check: every hook costs each request a step (and a promise).
  */
@@ -261,15 +287,15 @@ function requestTextCheck(
   const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
   const integers = integerParameters(operation, doc);
   return (request) => {
-    const nul = [
-      ...nulFields(request.params, 'path'),
-      // Only declared query parameters matter; undeclared ones are ignored, never stored.
-      ...nulFields(pick(request.query, queryNames), 'query'),
-      ...(typeof request.body === 'object' && !Buffer.isBuffer(request.body)
-        ? nulFields(request.body, 'body')
-        : []),
-    ];
-    if (nul.length > 0) throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
+    checkText([
+      ['path', request.params],
+      // Parameters are declared one by one: one the operation does not declare is not read at all. A
+      // body is declared whole: every key and value of it is checked, the fields it ignores too.
+      ['query', pick(request.query, queryNames)],
+      // A JSON or form body's keys and values; a CSV document's text (an unknown Content-Type's bytes are
+      // refused below, unread).
+      ['body', Buffer.isBuffer(request.body) ? undefined : request.body],
+    ]);
     const misspelled = misspelledIntegers(request, integers);
     if (misspelled) throw misspelled;
     if (!operation.requestBody) return;
