@@ -29,6 +29,7 @@ import {
   referenceEnv,
   rssKiB,
   startBare,
+  startBareFastify,
   startPrism,
   startReceiver,
   startReference,
@@ -231,6 +232,16 @@ async function measureBare(context) {
   }
 }
 
+/** One bare Fastify route: what the framework alone costs, beside bare node:http and our `GET /healthz`. */
+async function measureBareFastify(context) {
+  const server = await startBareFastify();
+  try {
+    return await measure('bare Fastify route, same object', { url: server.url }, context);
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Everything measured on one database; `databaseUrl` unset = SQLite. */
 async function benchDatabase(label, databaseUrl) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
@@ -248,7 +259,12 @@ async function benchDatabase(label, databaseUrl) {
       env,
       profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     );
-    const result = { label, bareRuns: [await measureBare(`${label}: `)], rows: [] };
+    const result = {
+      label,
+      bareRuns: [await measureBare(`${label}: `)],
+      fastify: await measureBareFastify(`${label}: `),
+      rows: [],
+    };
     try {
       const { access_token: token } = await apiOf(server.url, basic)('POST', '/oauth/token', {
         body: 'grant_type=client_credentials&scope=user%20data%20chat',
@@ -443,9 +459,15 @@ for (const d of databases) {
   console.log(`\n### ${d.label}\n`);
   console.log('| scenario | req/s | ÷ bare node:http | p50 ms | p99 ms | non-2xx |');
   console.log('|---|---:|---:|---:|---:|---:|');
-  for (const r of [d.bare, ...d.rows, prism]) console.log(row(r, d.bare));
+  for (const r of [d.bare, d.fastify, ...d.rows, prism]) console.log(row(r, d.bare));
+  const health = d.rows.find((r) => r.name === 'GET /healthz');
+  if (health) {
+    console.log(
+      `\n\`GET /healthz\` ÷ bare Fastify = ${ratio(health.rps / d.fastify.rps)} (what our set-up adds to a route); bare Fastify ÷ bare \`node:http\` = ${ratio(d.fastify.rps / d.bare.rps)}.`,
+    );
+  }
   const read = d.rows.find((r) => r.name === 'GET /v1/users/{id}');
-  if (read) console.log(`\n\`GET /v1/users/{id}\`: server ÷ Prism = ${(read.rps / prism.rps).toFixed(2)}×.`);
+  if (read) console.log(`\`GET /v1/users/{id}\`: server ÷ Prism = ${(read.rps / prism.rps).toFixed(2)}×.`);
   const [first, second] = d.bareRuns.map((run) => integer(run.rps));
   console.log(
     `bare \`node:http\`: the better of two runs, ${first} req/s before the scenarios and ${second} after.`,
@@ -508,6 +530,13 @@ if (measured.length > 0) {
 
 // Issue 10, item 2: each goal, where it applies, and the value that decides it.
 const goals = [
+  [
+    '`GET /healthz` ≥ 0.9× bare Fastify',
+    'each',
+    (d) => d.rows.find((r) => r.name === 'GET /healthz')?.rps / d.fastify.rps,
+    (v) => v >= 0.9,
+    ratio,
+  ],
   ['`GET /v1/users/{id}` ≥ 0.5× bare node:http', 'SQLite', userRead, (v) => v >= 0.5, ratio],
   [
     '`GET /v1/users/{id}` ≥ 10× Prism',

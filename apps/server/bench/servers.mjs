@@ -19,6 +19,7 @@ import { isRoot, root } from '../../../scripts/lib/toolchain.mjs';
 const serverCli = join(root, 'apps', 'server', 'dist', 'cli.js');
 const mockCli = join(root, 'apps', 'mock', 'dist', 'cli.js');
 const bareServer = join(root, 'apps', 'server', 'bench', 'bare-server.mjs');
+const bareFastify = join(root, 'apps', 'server', 'bench', 'bare-fastify.mjs');
 
 /** Every process started here and not yet stopped: stopAll() ends them on an interrupted run. */
 const live = new Set();
@@ -89,6 +90,13 @@ export async function startBare() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   return { url, ...(await startProcess('bare node:http', [bareServer, String(port)], { ready: url })) };
+}
+
+/** One Fastify route with Fastify's defaults, answering what startBare() answers. */
+export async function startBareFastify() {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  return { url, ...(await startProcess('bare Fastify', [bareFastify, String(port)], { ready: url })) };
 }
 
 /** Prism on the platform bundle (apps/mock's CLI), ready once `probePath` answers 2xx with `headers`. */

@@ -1,5 +1,5 @@
-import { type Operation, resolveLocal } from '@platform-api/validator';
 import { rawExchange } from '@platform-api/test-support';
+import { type Operation, resolveLocal } from '@platform-api/validator';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApiResponse } from './helpers/api.js';
 import { describeEachDialect } from './helpers/databases.js';
@@ -60,7 +60,10 @@ describeEachDialect('one rule for control characters, on every body-taking opera
   afterAll(async () => server?.close());
 
   /** The operation called with its credentials and ids that exist nowhere (the text check comes first). */
-  function send(op: Operation, body: { json?: unknown; raw?: { body: string | Uint8Array; contentType: string } }) {
+  function send(
+    op: Operation,
+    body: { json?: unknown; raw?: { body: string | Uint8Array; contentType: string } },
+  ) {
     const path = op.path.replace(/\{[^}]+\}/g, '1');
     const security = op.security.flatMap((requirement) => Object.keys(requirement));
     const headers: Record<string, string> = security.includes('chatBotToken')
@@ -126,9 +129,10 @@ describeEachDialect('one rule for control characters, on every body-taking opera
         const res = await send(op, { json: { [known]: `a${character}b` } });
         expect(res.status, `${name} in ${known}: ${res.text}`).toBeLessThan(500);
         const added = fieldsOf(res).filter((field) => !fieldsOf(plain).includes(field));
-        expect(added.every((field) => field === `body.${known}`), `${name} in ${known}: ${res.text}`).toBe(
-          true,
-        );
+        expect(
+          added.every((field) => field === `body.${known}`),
+          `${name} in ${known}: ${res.text}`,
+        ).toBe(true);
       }
     }
   }
@@ -171,6 +175,19 @@ describeEachDialect('one rule for control characters, on every body-taking opera
     const read = await server.call('GET', path, { token, headers: { accept: 'text/csv' } });
     expect(read.status).toBe(200);
     for (const cell of cells) expect(read.text).toContain(cell);
+    // A column name is text too; a complaint about one of its values writes it escaped.
+    const typed = await server.call('POST', '/v1/datasets', {
+      token,
+      json: { name: 'Typed', schema: { columns: [{ type: 'LONG', name: 'n\u0001\n' }] } },
+    });
+    expect(typed.status, typed.text).toBe(201);
+    const wrong = await server.call('PUT', op.path.replace('{id}', typed.body.id), {
+      token,
+      raw: { body: 'x\n', contentType: 'text/csv' },
+    });
+    expect(wrong.status, wrong.text).toBe(409);
+    expect(fieldsOf(wrong)).toEqual(['body.row 1.n\\u0001\\u000a']);
+    for (const f of fieldsOf(wrong)) expect(f).toMatch(FIELD);
   }
 
   async function notUtf8(op: Operation, type: string) {
@@ -201,10 +218,14 @@ describeEachDialect('the same rule for parameters and headers, on %s', (dialect)
   it('refuses NUL in a path or declared query parameter, naming it; ignores undeclared parameters', async () => {
     const path = await server.call('GET', '/v1/chat/channels/a%00b', { token });
     expect(path.status).toBe(400);
-    expect(path.body.details).toEqual([{ field: 'path.channelId', message: 'must not contain NUL characters' }]);
+    expect(path.body.details).toEqual([
+      { field: 'path.channelId', message: 'must not contain NUL characters' },
+    ]);
     const query = await server.call('GET', '/v1/datasets?nameLike=a%00b', { token });
     expect(query.status).toBe(400);
-    expect(query.body.details).toEqual([{ field: 'query.nameLike', message: 'must not contain NUL characters' }]);
+    expect(query.body.details).toEqual([
+      { field: 'query.nameLike', message: 'must not contain NUL characters' },
+    ]);
     for (const value of ['%00', '%01', '%7F', '%ED%A0%80', '%FF']) {
       const res = await server.call('GET', `/v1/datasets?zz=${value}`, { token });
       expect(res.status, value).toBe(200);
