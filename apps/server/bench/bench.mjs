@@ -5,7 +5,7 @@
 // what each figure measures.
 //
 //   npm run bench -- [--duration 8] [--connections 32] [--memory-seconds 60] [--events 5000]
-//                    [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT]
+//                    [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT[|TEXT…]]
 //                    [--profile DIR] [--quick]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +23,7 @@ import {
   watchOthers,
 } from './load.mjs';
 import {
+  cpuSeconds,
   createClient,
   providePostgres,
   query,
@@ -47,9 +48,19 @@ const { values } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  // The usage is this file's opening comment.
+  const head = readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0];
+  console.log(head.replace(/^\/\/ ?/gm, ''));
+  process.exit(0);
+}
 const quick = values.quick;
+// `--only event` / `--only client`: that measurement alone; any other --only, the scenarios whose names
+// contain it (several, separated by `|`: `--only 'healthz|users/{id}'`).
+const wanted = (name) => !values.only || values.only.split('|').some((part) => name.includes(part));
 const positive = (name, text) => {
   const n = Number(text);
   if (!(n > 0)) throw new Error(`--${name} must be a positive number, got "${text}"`);
@@ -92,11 +103,18 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 // --- measuring -------------------------------------------------------------------------------------------------
-/** A warm-up (discarded), then the measured run. */
-async function measure(name, target, context = '') {
+/**
+ * A warm-up (discarded), then the measured run. With the server's `pid`, also the CPU time it spent per
+ * request (µs): unlike req/s, barely moved by other jobs on a shared machine, so the figure to compare
+ * layers by.
+ */
+async function measure(name, target, context = '', pid = undefined) {
   progress(`${context}${name}`);
   await runLoad(target, { generator, duration: warmup, connections });
-  return { name, ...(await runLoad(target, { generator, duration, connections })) };
+  const before = pid && cpuSeconds(pid);
+  const result = await runLoad(target, { generator, duration, connections });
+  const cpuMicros = pid ? ((cpuSeconds(pid) - before) / result.requests) * 1e6 : Number.NaN;
+  return { name, ...result, cpuMicros };
 }
 
 const quantile = (sorted, q) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
@@ -226,7 +244,7 @@ async function eventDelivery(url, authorization, channelId) {
 async function measureBare(context) {
   const server = await startBare();
   try {
-    return await measure('bare `node:http`, small JSON object', { url: server.url }, context);
+    return await measure('bare `node:http`, small JSON object', { url: server.url }, context, server.pid);
   } finally {
     await server.stop();
   }
@@ -236,7 +254,7 @@ async function measureBare(context) {
 async function measureBareFastify(context) {
   const server = await startBareFastify();
   try {
-    return await measure('bare Fastify route, same object', { url: server.url }, context);
+    return await measure('bare Fastify route, same object', { url: server.url }, context, server.pid);
   } finally {
     await server.stop();
   }
@@ -317,12 +335,12 @@ async function benchDatabase(label, databaseUrl) {
             body: 'grant_type=client_credentials&scope=user',
           },
         ],
-      ].filter(([name]) => !values.only || name.includes(values.only));
-      for (const [name, target] of scenarios) result.rows.push(await measure(name, target, `${label}: `));
+      ].filter(([name]) => wanted(name));
+      for (const [name, target] of scenarios) {
+        result.rows.push(await measure(name, target, `${label}: `, server.pid));
+      }
       result.bareRuns.push(await measureBare(`${label}: `));
       result.bare = result.bareRuns.reduce((best, run) => (run.rps > best.rps ? run : best));
-      // `--only event` / `--only client`: that measurement alone; any other --only, the matching scenarios.
-      const wanted = (name) => !values.only || name.includes(values.only);
       if (wanted('event delivery')) result.events = await eventDelivery(server.url, bearer, channelId);
       if (wanted('client')) {
         progress(`${label}: createPlatformClient against raw fetch, sequential`);
@@ -384,10 +402,12 @@ try {
   const prismAuth = { authorization: 'Bearer any-token' };
   const mock = await startPrism('/v1/users/964382593', prismAuth);
   try {
-    prism = await measure('Prism mock `GET /v1/users/{id}`', {
-      url: `${mock.url}/v1/users/964382593`,
-      headers: prismAuth,
-    });
+    prism = await measure(
+      'Prism mock `GET /v1/users/{id}`',
+      { url: `${mock.url}/v1/users/964382593`, headers: prismAuth },
+      '',
+      mock.pid,
+    );
   } finally {
     await mock.stop();
   }
@@ -441,7 +461,8 @@ function row(r, bare) {
   const non2xx = `${integer(r.non2xx)}${r.errors > 0 ? ` (+${integer(r.errors)} socket errors)` : ''}`;
   // An empty histogram (nothing answered within the run) has no percentiles.
   const [p50, p99] = r.requests > 0 ? [ms(r.p50), ms(r.p99)] : ['—', '—'];
-  return `| ${r.name}${disturbedBy(r.others)} | ${integer(r.rps)} | ${ratio(r.rps / bare.rps)} | ${p50} | ${p99} | ${bad ? `**${non2xx}**` : non2xx} |`;
+  const cpu = Number.isFinite(r.cpuMicros) ? r.cpuMicros.toFixed(1) : '—';
+  return `| ${r.name}${disturbedBy(r.others)} | ${integer(r.rps)} | ${ratio(r.rps / bare.rps)} | ${cpu} | ${ratio(bare.cpuMicros / r.cpuMicros)} | ${p50} | ${p99} | ${bad ? `**${non2xx}**` : non2xx} |`;
 }
 
 /** A scenario's req/s ÷ bare node:http of the same table. */
@@ -457,13 +478,15 @@ console.log(
 );
 for (const d of databases) {
   console.log(`\n### ${d.label}\n`);
-  console.log('| scenario | req/s | ÷ bare node:http | p50 ms | p99 ms | non-2xx |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(
+    '| scenario | req/s | ÷ bare node:http | server CPU µs/request | bare ÷ it, by CPU | p50 ms | p99 ms | non-2xx |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of [d.bare, d.fastify, ...d.rows, prism]) console.log(row(r, d.bare));
   const health = d.rows.find((r) => r.name === 'GET /healthz');
   if (health) {
     console.log(
-      `\n\`GET /healthz\` ÷ bare Fastify = ${ratio(health.rps / d.fastify.rps)} (what our set-up adds to a route); bare Fastify ÷ bare \`node:http\` = ${ratio(d.fastify.rps / d.bare.rps)}.`,
+      `\n\`GET /healthz\` ÷ bare Fastify = ${ratio(health.rps / d.fastify.rps)} by req/s, ${ratio(d.fastify.cpuMicros / health.cpuMicros)} by CPU per request (what our set-up adds to a route); bare Fastify ÷ bare \`node:http\` = ${ratio(d.fastify.rps / d.bare.rps)} by req/s, ${ratio(d.bare.cpuMicros / d.fastify.cpuMicros)} by CPU.`,
     );
   }
   const read = d.rows.find((r) => r.name === 'GET /v1/users/{id}');

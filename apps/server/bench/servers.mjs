@@ -81,6 +81,13 @@ export async function stopAll() {
   await Promise.all([...live].map((handle) => handle.stop()));
 }
 
+/** The CPU time (user + system) a process has used so far, in seconds, from /proc (USER_HZ is 100). */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** The VmRSS of a process in KiB, from /proc. */
 export function rssKiB(pid) {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);

@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
 } from 'fastify';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -32,11 +33,17 @@ import {
 } from './errors.js';
 import { handlers } from './handlers/index.js';
 import { containsBigInt, stringifyExact } from './json.js';
-import { createLogger } from './logger.js';
+import { createLogger, deferredRequestLogger } from './logger.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
 import type { Services } from './services.js';
 import { loadPlatformSpec, servedOperations } from './spec.js';
-import { noRouteAnswer, oauthValidationProblem, registerSpecRoutes, usesOAuthErrors } from './spec-routes.js';
+import {
+  noRouteAnswer,
+  oauthValidationProblem,
+  polledRequest,
+  registerSpecRoutes,
+  usesOAuthErrors,
+} from './spec-routes.js';
 
 export interface BuildAppOptions {
   config: ServerConfig;
@@ -68,7 +75,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   let shuttingDown = false;
   const services = await createServices(options, logger, doc, () => shuttingDown);
 
-  const app = createFastify(config, logger, errorLimitsOf(doc));
+  const app = createFastify(config, logger, errorLimitsOf(doc), polledRequest(operations));
   validateWithSpec(app, doc);
   serializeWithSpec(app, doc, logger);
   registerBodyParsers(app, config);
@@ -133,11 +140,19 @@ async function createServices(
 }
 
 /** Fastify with our trace ids, limits and router options; what fails before routing answers in the spec's shape. */
-function createFastify(config: ServerConfig, logger: Logger, errorLimits: ErrorLimits): FastifyInstance {
+function createFastify(
+  config: ServerConfig,
+  logger: Logger,
+  errorLimits: ErrorLimits,
+  unlogged: (request: FastifyRequest) => boolean,
+): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // No "incoming request" / "request completed" lines for health checks (spec-routes.ts).
+    logController: new LogController({ disableRequestLogging: unlogged as (request: unknown) => boolean }),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newTraceId(),
+    childLoggerFactory: deferredRequestLogger as never,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors Fastify raises before routing (bad percent-encoding in the URL, …) in the spec's shape.
