@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, prettyDestination } from '../src/logger.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger, deferredRequestLogger, prettyDestination } from '../src/logger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 describe('logs (sqlite)', () => {
@@ -97,5 +97,33 @@ describe('development logs (--log-format pretty, sqlite)', () => {
       /^\d\d:\d\d:\d\d INFO {2}GET \/v1\/users\/424242\?access_token=\[redacted\] → 404 \(\d+ ms\)$/,
     );
     expect(lines.join('\n')).not.toContain(token);
+  });
+});
+
+describe('request loggers', () => {
+  it('are made when something is first logged at a level that is on, with the request id', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    const parent = createLogger('warn', sink);
+    const child = vi.spyOn(parent, 'child');
+    const requestLog = deferredRequestLogger(parent, { reqId: 'R1' }, {});
+    requestLog.info('not at this level');
+    requestLog.debug({ a: 1 }, 'nor this');
+    expect(child).not.toHaveBeenCalled();
+    expect(requestLog.level).toBe('warn');
+    requestLog.warn({ client: { clientSecret: 'hidden' } }, 'first');
+    requestLog.error('second');
+    expect(child).toHaveBeenCalledTimes(1);
+    expect(
+      lines.map((line) => [line.reqId, line.msg, (line.client as { clientSecret?: string })?.clientSecret]),
+    ).toEqual([
+      ['R1', 'first', '[redacted]'],
+      ['R1', 'second', undefined],
+    ]);
   });
 });
