@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newTraceId } from '../src/errors.js';
 import { createLogger, deferredRequestLogger, prettyDestination } from '../src/logger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -126,4 +127,10 @@ describe('request loggers', () => {
       ['R1', 'second', undefined],
     ]);
   });
+});
+
+it("trace ids (request ids) have the service's shape and do not repeat", () => {
+  const ids = Array.from({ length: 1000 }, () => newTraceId());
+  for (const id of ids) expect(id).toMatch(/^[A-Z0-9]{10}-[A-Z0-9]{5}-[A-Z0-9]{5}$/);
+  expect(new Set(ids).size).toBe(ids.length);
 });
