@@ -33,7 +33,7 @@ import {
 } from './errors.js';
 import { handlers } from './handlers/index.js';
 import { containsBigInt, stringifyExact } from './json.js';
-import { createLogger, deferredRequestLogger } from './logger.js';
+import { createLogger, withDeferredChildren } from './logger.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
 import type { Services } from './services.js';
 import { loadPlatformSpec, servedOperations } from './spec.js';
@@ -147,12 +147,12 @@ function createFastify(
   unlogged: (request: FastifyRequest) => boolean,
 ): FastifyInstance {
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    // Each request's child logger made only when it logs (logger.ts).
+    loggerInstance: withDeferredChildren(logger) as FastifyBaseLogger,
     // No "incoming request" / "request completed" lines for health checks (spec-routes.ts).
     logController: new LogController({ disableRequestLogging: unlogged as (request: unknown) => boolean }),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newTraceId(),
-    childLoggerFactory: deferredRequestLogger as never,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors Fastify raises before routing (bad percent-encoding in the URL, …) in the spec's shape.

@@ -124,28 +124,29 @@ export function prettyDestination(out: NodeJS.WritableStream): pino.DestinationS
 }
 
 type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type ChildOf = (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => Logger;
 
 /**
  * A request's logger, made when something is first logged at a level that is on. Fastify gives every
- * request a child logger, and pino builds one by running its `reqId` binding through the redaction —
- * a clone and a JSON text per request, a fifth of what a health check costs. Most requests never log
- * beyond what the level lets through (health checks have no request lines; `LOG_LEVEL=warn` silences
- * the rest): they now never make one. What is logged is the same, bindings included.
+ * request a child logger, and pino builds one by running its `reqId` binding through the redaction — a
+ * clone and a JSON text per request. Most requests never log beyond what the level lets through (health
+ * checks have no request lines; `LOG_LEVEL=warn` silences the rest): they now never make one. What is
+ * logged is the same, bindings included.
  */
 class DeferredChildLogger {
   readonly #parent: Logger;
   readonly #bindings: pino.Bindings;
-  readonly #options: pino.ChildLoggerOptions | undefined;
+  readonly #childOf: ChildOf;
   #made: Logger | undefined;
 
-  constructor(parent: Logger, bindings: pino.Bindings, options: pino.ChildLoggerOptions | undefined) {
+  constructor(parent: Logger, bindings: pino.Bindings, childOf: ChildOf) {
     this.#parent = parent;
     this.#bindings = bindings;
-    this.#options = options;
+    this.#childOf = childOf;
   }
 
   #child(): Logger {
-    this.#made ??= this.#parent.child(this.#bindings, this.#options);
+    this.#made ??= this.#childOf.call(this.#parent, this.#bindings);
     return this.#made;
   }
 
@@ -186,15 +187,17 @@ class DeferredChildLogger {
 }
 
 /**
- * Fastify's `childLoggerFactory`: each request's logger deferred (DeferredChildLogger). A request with a
- * level of its own (a route's `logLevel`) gets its child at once.
+ * The logger to give Fastify: `logger`, whose children are deferred (DeferredChildLogger) unless they are
+ * given options of their own (a level, serializers…: made at once). Done on `child` itself rather than
+ * with Fastify's `childLoggerFactory`: Fastify checks every logger such a factory returns, which cost
+ * more than the deferral saves.
  */
-export function deferredRequestLogger(
-  logger: Logger,
-  bindings: pino.Bindings,
-  options: pino.ChildLoggerOptions,
-): Logger {
-  if (options.level !== undefined || options.serializers !== undefined)
-    return logger.child(bindings, options);
-  return new DeferredChildLogger(logger, bindings, undefined) as unknown as Logger;
+export function withDeferredChildren(logger: Logger): Logger {
+  const childOf = logger.child as unknown as ChildOf;
+  const deferring = Object.create(logger) as Logger;
+  deferring.child = function (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) {
+    if (options) for (const _ in options) return childOf.call(this, bindings, options);
+    return new DeferredChildLogger(this, bindings, childOf) as unknown as Logger;
+  } as unknown as Logger['child'];
+  return deferring;
 }

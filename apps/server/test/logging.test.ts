@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newTraceId } from '../src/errors.js';
-import { createLogger, deferredRequestLogger, prettyDestination } from '../src/logger.js';
+import { createLogger, prettyDestination, withDeferredChildren } from '../src/logger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 describe('logs (sqlite)', () => {
@@ -112,7 +112,7 @@ describe('request loggers', () => {
     });
     const parent = createLogger('warn', sink);
     const child = vi.spyOn(parent, 'child');
-    const requestLog = deferredRequestLogger(parent, { reqId: 'R1' }, {});
+    const requestLog = withDeferredChildren(parent).child({ reqId: 'R1' }, {});
     requestLog.info('not at this level');
     requestLog.debug({ a: 1 }, 'nor this');
     expect(child).not.toHaveBeenCalled();
@@ -120,6 +120,8 @@ describe('request loggers', () => {
     requestLog.warn({ client: { clientSecret: 'hidden' } }, 'first');
     requestLog.error('second');
     expect(child).toHaveBeenCalledTimes(1);
+    // With options of its own (a level), a child is made at once.
+    expect(withDeferredChildren(parent).child({ reqId: 'R2' }, { level: 'info' }).level).toBe('info');
     expect(
       lines.map((line) => [line.reqId, line.msg, (line.client as { clientSecret?: string })?.clientSecret]),
     ).toEqual([
