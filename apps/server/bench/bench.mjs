@@ -6,7 +6,12 @@
 //
 //   npm run bench -- [--duration 8] [--connections 32] [--memory-seconds 60] [--events 5000]
 //                    [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT[|TEXT…]]
-//                    [--profile DIR] [--quick]
+//                    [--profile DIR] [--log-level silent] [--rate-limit 0] [--quick] [--help]
+//
+// --only picks scenarios by part of their name (`--only 'healthz|GET /v1/users/{id}'`); --profile writes the
+// reference server's CPU profile into DIR (read it with top-self-time.mjs); --log-level and --rate-limit
+// turn on the server's request logging (to /dev/null) and its rate limiter (give a limit the run cannot
+// reach, e.g. 1000000000), off by default, to measure what each costs.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -48,6 +53,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    'log-level': { type: 'string', default: 'silent' },
+    'rate-limit': { type: 'string', default: '0' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -270,7 +277,12 @@ async function benchDatabase(label, databaseUrl) {
     if (schema) await query(databaseUrl, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
   try {
-    const env = referenceEnv({ dataDir, databaseUrl, schema, caFile: certificate.certFile });
+    const env = {
+      ...referenceEnv({ dataDir, databaseUrl, schema, caFile: certificate.certFile }),
+      // Layers the benchmark turns off by default, to measure what they cost when on.
+      LOG_LEVEL: values['log-level'],
+      PLATFORM_RATE_LIMIT: values['rate-limit'],
+    };
     const credentials = createClient(env);
     const basic = `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`;
     const server = await startReference(
@@ -474,7 +486,8 @@ console.log(
 );
 console.log(
   `Machine: ${machine}; CPUs ${idleBefore.toFixed(0)} % idle in the second before the run. Server: ${commit}.\n` +
-    `Load: ${load}; the load generator and every server in processes of their own.`,
+    `Load: ${load}; the load generator and every server in processes of their own.\n` +
+    `Reference server: log level ${values['log-level']}, rate limit ${values['rate-limit'] === '0' ? 'off' : `${values['rate-limit']} a window`}.`,
 );
 for (const d of databases) {
   console.log(`\n### ${d.label}\n`);

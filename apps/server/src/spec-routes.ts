@@ -117,10 +117,8 @@ function textProblems(
   return out;
 }
 
-/** The text check of every part a request's text travels in; throws the 400 that names each field. */
-function checkText(parts: [location: string, value: unknown][]): void {
-  const problems: FieldProblem[] = [];
-  for (const [location, value] of parts) textProblems(value, location, [], problems);
+/** Throws the 400 that names each field of `problems`, if any. */
+function refuseText(problems: FieldProblem[]): void {
   if (problems.length > 0) {
     throw new ApiProblem(400, 'Text must not contain NUL characters or unpaired surrogates', {
       details: problems,
@@ -128,17 +126,11 @@ function checkText(parts: [location: string, value: unknown][]): void {
   }
 }
 
-function pick(value: unknown, names: string[]): Record<string, unknown> {
-  const source = (value ?? {}) as Record<string, unknown>;
-  return Object.fromEntries(names.filter((n) => n in source).map((n) => [n, source[n]]));
-}
-
 /**
  * Whether a request is a health check's (tag `Health`). Orchestrators poll them every few seconds: their
- * requests are not worth a log line each (Fastify's `disableRequestLogging`); their warnings and errors
- * still are. (A route `logLevel` would do the same at a price: Fastify then gives each request's child
- * logger a level of its own, and pino rebuilds every log method of it — a third of the time a health
- * check took.)
+ * requests are not worth a log line each (the LogController's `disableRequestLogging`); their warnings
+ * and errors still are. (A route `logLevel` did the same, but gave each request's logger a level of its
+ * own, which pino makes by rebuilding every log method of it.)
  */
 export function polledRequest(operations: Operation[]): (request: FastifyRequest) => boolean {
   const polled = operations.filter((operation) =>
@@ -272,23 +264,26 @@ function integerParameters(operation: Operation, doc: OpenApiDocument) {
 function misspelledIntegers(request: FastifyRequest, integers: ReturnType<typeof integerParameters>) {
   for (const context of ['params', 'querystring'] as const) {
     const values = ((context === 'params' ? request.params : request.query) ?? {}) as Record<string, unknown>;
-    const validation = integers
-      .filter((p) => p.context === context)
-      .filter((p) => typeof values[p.name] === 'string' && !INTEGER_TEXT.test(values[p.name] as string))
-      .map((p) => ({
+    let validation: object[] | undefined;
+    for (const p of integers) {
+      const value = values[p.name];
+      if (p.context !== context || typeof value !== 'string' || INTEGER_TEXT.test(value)) continue;
+      validation ??= [];
+      validation.push({
         keyword: 'type',
         instancePath: `/${p.name}`,
         params: { type: 'integer' },
         message: 'must be an integer: an optional - and decimal digits',
-      }));
-    if (validation.length > 0)
+      });
+    }
+    if (validation)
       return Object.assign(new Error('Invalid parameters'), { validation, validationContext: context });
   }
   return undefined;
 }
 
 /**
- * The check of the text a request sends: NUL and unpaired surrogates refused everywhere (checkText); integer
+ * The check of the text a request sends: NUL and unpaired surrogates refused everywhere (textProblems); integer
  * parameters spelled as integers;
  * a body of a media type the operation does not take refused (415), a required one missing refused (400).
  * Undefined for an operation with nothing to check: every hook costs each request a step (and a promise).
@@ -305,15 +300,18 @@ function requestTextCheck(
   const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
   const integers = integerParameters(operation, doc);
   return (request) => {
-    checkText([
-      ['path', request.params],
-      // Parameters are declared one by one: one the operation does not declare is not read at all. A
-      // body is declared whole: every key and value of it is checked, the fields it ignores too.
-      ['query', pick(request.query, queryNames)],
-      // A JSON or form body's keys and values; a CSV document's text (an unknown Content-Type's bytes are
-      // refused below, unread).
-      ['body', Buffer.isBuffer(request.body) ? undefined : request.body],
-    ]);
+    const problems: FieldProblem[] = [];
+    textProblems(request.params, 'path', [], problems);
+    // Parameters are declared one by one: one the operation does not declare is not read at all. A body
+    // is declared whole: every key and value of it is checked, the fields it ignores too.
+    const query = request.query as Record<string, unknown>;
+    for (const name of queryNames) {
+      if (query[name] !== undefined) textProblems(query[name], 'query', [name], problems);
+    }
+    // A JSON or form body's keys and values; a CSV document's text (an unknown Content-Type's bytes are
+    // refused below, unread).
+    if (!Buffer.isBuffer(request.body)) textProblems(request.body, 'body', [], problems);
+    refuseText(problems);
     const misspelled = misspelledIntegers(request, integers);
     if (misspelled) throw misspelled;
     if (!operation.requestBody) return;
