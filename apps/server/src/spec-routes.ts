@@ -108,7 +108,7 @@ function textProblems(
   } else if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) textProblems(item, location, [...keys, index], out);
   } else if (value && typeof value === 'object') {
-    for (const key in value) {
+    for (const key of Object.keys(value)) {
       const problem = unstorable(key);
       if (problem) out.push({ field: fieldPath(location, [...keys, key]), message: problem });
       else textProblems((value as Record<string, unknown>)[key], location, [...keys, key], out);
@@ -283,9 +283,9 @@ function misspelledIntegers(request: FastifyRequest, integers: ReturnType<typeof
 }
 
 /**
- * The check of the text a request sends: NUL and unpaired surrogates refused everywhere (textProblems); integer
- * parameters spelled as integers;
- * a body of a media type the operation does not take refused (415), a required one missing refused (400).
+ * The check of the text a request sends: NUL and unpaired surrogates refused everywhere (textProblems);
+ * integer parameters spelled as integers; a body of a media type the operation does not take refused
+ * (415), a required one missing refused (400).
  * Undefined for an operation with nothing to check: every hook costs each request a step (and a promise).
  */
 function requestTextCheck(

@@ -148,6 +148,9 @@ describeEachDialect('one rule for control characters, on every body-taking opera
       expect(res.status, extra).toBe(400);
       expect(res.body.error, extra).toBe('invalid_request');
     }
+    // A parameter named like a prototype, repeated, is a parameter like any other: ignored.
+    const proto = await send(op, formBody('__proto__=x&__proto__=y&constructor=z'));
+    expect(proto.status, proto.text).toBe(200);
     // Other control characters in a parameter the endpoint does not read: ignored.
     for (const character of Object.values(TEXT)) {
       const code = encodeURIComponent(character);
