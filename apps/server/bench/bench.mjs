@@ -5,8 +5,13 @@
 // what each figure measures.
 //
 //   npm run bench -- [--duration 8] [--connections 32] [--memory-seconds 60] [--events 5000]
-//                    [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT]
-//                    [--profile DIR] [--quick]
+//                    [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT[|TEXT…]]
+//                    [--profile DIR] [--log-level silent] [--rate-limit 0] [--quick] [--help]
+//
+// --only picks scenarios by part of their name (`--only 'healthz|GET /v1/users/{id}'`); --profile writes the
+// reference server's CPU profile into DIR (read it with top-self-time.mjs); --log-level and --rate-limit
+// turn on the server's request logging (to /dev/null) and its rate limiter (give a limit the run cannot
+// reach, e.g. 1000000000), off by default, to measure what each costs.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -23,26 +28,22 @@ import {
   watchOthers,
 } from './load.mjs';
 import {
+  cpuSeconds,
   createClient,
   providePostgres,
   query,
   referenceEnv,
   rssKiB,
   startBare,
+  startBareFastify,
   startPrism,
   startReceiver,
   startReference,
   stopAll,
 } from './servers.mjs';
 
-const USAGE = `Usage: npm run bench -- [--duration 8] [--connections 32] [--memory-seconds 60] [--events 5000]
-                     [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT]
-                     [--profile DIR] [--quick]
-What each figure measures: docs/guides/benchmarks.md`;
-
 const { values } = parseArgs({
   options: {
-    help: { type: 'boolean', short: 'h', default: false },
     duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
     'memory-seconds': { type: 'string' },
@@ -52,13 +53,21 @@ const { values } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    'log-level': { type: 'string', default: 'silent' },
+    'rate-limit': { type: 'string', default: '0' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  console.log(USAGE);
+  // The usage is this file's opening comment.
+  const head = readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0];
+  console.log(head.replace(/^\/\/ ?/gm, ''));
   process.exit(0);
 }
 const quick = values.quick;
+// `--only event` / `--only client`: that measurement alone; any other --only, the scenarios whose names
+// contain it (several, separated by `|`: `--only 'healthz|users/{id}'`).
+const wanted = (name) => !values.only || values.only.split('|').some((part) => name.includes(part));
 const positive = (name, text) => {
   const n = Number(text);
   if (!(n > 0)) throw new Error(`--${name} must be a positive number, got "${text}"`);
@@ -101,11 +110,18 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 // --- measuring -------------------------------------------------------------------------------------------------
-/** A warm-up (discarded), then the measured run. */
-async function measure(name, target, context = '') {
+/**
+ * A warm-up (discarded), then the measured run. With the server's `pid`, also the CPU time it spent per
+ * request (µs): unlike req/s, barely moved by other jobs on a shared machine, so the figure to compare
+ * layers by.
+ */
+async function measure(name, target, context = '', pid = undefined) {
   progress(`${context}${name}`);
   await runLoad(target, { generator, duration: warmup, connections });
-  return { name, ...(await runLoad(target, { generator, duration, connections })) };
+  const before = pid && cpuSeconds(pid);
+  const result = await runLoad(target, { generator, duration, connections });
+  const cpuMicros = pid ? ((cpuSeconds(pid) - before) / result.requests) * 1e6 : Number.NaN;
+  return { name, ...result, cpuMicros };
 }
 
 const quantile = (sorted, q) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
@@ -235,7 +251,17 @@ async function eventDelivery(url, authorization, channelId) {
 async function measureBare(context) {
   const server = await startBare();
   try {
-    return await measure('bare `node:http`, small JSON object', { url: server.url }, context);
+    return await measure('bare `node:http`, small JSON object', { url: server.url }, context, server.pid);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** One bare Fastify route: what the framework alone costs, beside bare node:http and our `GET /healthz`. */
+async function measureBareFastify(context) {
+  const server = await startBareFastify();
+  try {
+    return await measure('bare Fastify route, same object', { url: server.url }, context, server.pid);
   } finally {
     await server.stop();
   }
@@ -251,14 +277,24 @@ async function benchDatabase(label, databaseUrl) {
     if (schema) await query(databaseUrl, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
   try {
-    const env = referenceEnv({ dataDir, databaseUrl, schema, caFile: certificate.certFile });
+    const env = {
+      ...referenceEnv({ dataDir, databaseUrl, schema, caFile: certificate.certFile }),
+      // Layers the benchmark turns off by default, to measure what they cost when on.
+      LOG_LEVEL: values['log-level'],
+      PLATFORM_RATE_LIMIT: values['rate-limit'],
+    };
     const credentials = createClient(env);
     const basic = `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`;
     const server = await startReference(
       env,
       profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     );
-    const result = { label, bareRuns: [await measureBare(`${label}: `)], rows: [] };
+    const result = {
+      label,
+      bareRuns: [await measureBare(`${label}: `)],
+      fastify: await measureBareFastify(`${label}: `),
+      rows: [],
+    };
     try {
       const { access_token: token } = await apiOf(server.url, basic)('POST', '/oauth/token', {
         body: 'grant_type=client_credentials&scope=user%20data%20chat',
@@ -311,12 +347,12 @@ async function benchDatabase(label, databaseUrl) {
             body: 'grant_type=client_credentials&scope=user',
           },
         ],
-      ].filter(([name]) => !values.only || name.includes(values.only));
-      for (const [name, target] of scenarios) result.rows.push(await measure(name, target, `${label}: `));
+      ].filter(([name]) => wanted(name));
+      for (const [name, target] of scenarios) {
+        result.rows.push(await measure(name, target, `${label}: `, server.pid));
+      }
       result.bareRuns.push(await measureBare(`${label}: `));
       result.bare = result.bareRuns.reduce((best, run) => (run.rps > best.rps ? run : best));
-      // `--only event` / `--only client`: that measurement alone; any other --only, the matching scenarios.
-      const wanted = (name) => !values.only || name.includes(values.only);
       if (wanted('event delivery')) result.events = await eventDelivery(server.url, bearer, channelId);
       if (wanted('client')) {
         progress(`${label}: createPlatformClient against raw fetch, sequential`);
@@ -378,10 +414,12 @@ try {
   const prismAuth = { authorization: 'Bearer any-token' };
   const mock = await startPrism('/v1/users/964382593', prismAuth);
   try {
-    prism = await measure('Prism mock `GET /v1/users/{id}`', {
-      url: `${mock.url}/v1/users/964382593`,
-      headers: prismAuth,
-    });
+    prism = await measure(
+      'Prism mock `GET /v1/users/{id}`',
+      { url: `${mock.url}/v1/users/964382593`, headers: prismAuth },
+      '',
+      mock.pid,
+    );
   } finally {
     await mock.stop();
   }
@@ -435,7 +473,8 @@ function row(r, bare) {
   const non2xx = `${integer(r.non2xx)}${r.errors > 0 ? ` (+${integer(r.errors)} socket errors)` : ''}`;
   // An empty histogram (nothing answered within the run) has no percentiles.
   const [p50, p99] = r.requests > 0 ? [ms(r.p50), ms(r.p99)] : ['—', '—'];
-  return `| ${r.name}${disturbedBy(r.others)} | ${integer(r.rps)} | ${ratio(r.rps / bare.rps)} | ${p50} | ${p99} | ${bad ? `**${non2xx}**` : non2xx} |`;
+  const cpu = Number.isFinite(r.cpuMicros) ? r.cpuMicros.toFixed(1) : '—';
+  return `| ${r.name}${disturbedBy(r.others)} | ${integer(r.rps)} | ${ratio(r.rps / bare.rps)} | ${cpu} | ${ratio(bare.cpuMicros / r.cpuMicros)} | ${p50} | ${p99} | ${bad ? `**${non2xx}**` : non2xx} |`;
 }
 
 /** A scenario's req/s ÷ bare node:http of the same table. */
@@ -447,15 +486,24 @@ console.log(
 );
 console.log(
   `Machine: ${machine}; CPUs ${idleBefore.toFixed(0)} % idle in the second before the run. Server: ${commit}.\n` +
-    `Load: ${load}; the load generator and every server in processes of their own.`,
+    `Load: ${load}; the load generator and every server in processes of their own.\n` +
+    `Reference server: log level ${values['log-level']}, rate limit ${values['rate-limit'] === '0' ? 'off' : `${values['rate-limit']} a window`}.`,
 );
 for (const d of databases) {
   console.log(`\n### ${d.label}\n`);
-  console.log('| scenario | req/s | ÷ bare node:http | p50 ms | p99 ms | non-2xx |');
-  console.log('|---|---:|---:|---:|---:|---:|');
-  for (const r of [d.bare, ...d.rows, prism]) console.log(row(r, d.bare));
+  console.log(
+    '| scenario | req/s | ÷ bare node:http | server CPU µs/request | bare ÷ it, by CPU | p50 ms | p99 ms | non-2xx |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of [d.bare, d.fastify, ...d.rows, prism]) console.log(row(r, d.bare));
+  const health = d.rows.find((r) => r.name === 'GET /healthz');
+  if (health) {
+    console.log(
+      `\n\`GET /healthz\` ÷ bare Fastify = ${ratio(health.rps / d.fastify.rps)} by req/s, ${ratio(d.fastify.cpuMicros / health.cpuMicros)} by CPU per request (what our set-up adds to a route); bare Fastify ÷ bare \`node:http\` = ${ratio(d.fastify.rps / d.bare.rps)} by req/s, ${ratio(d.bare.cpuMicros / d.fastify.cpuMicros)} by CPU.`,
+    );
+  }
   const read = d.rows.find((r) => r.name === 'GET /v1/users/{id}');
-  if (read) console.log(`\n\`GET /v1/users/{id}\`: server ÷ Prism = ${(read.rps / prism.rps).toFixed(2)}×.`);
+  if (read) console.log(`\`GET /v1/users/{id}\`: server ÷ Prism = ${(read.rps / prism.rps).toFixed(2)}×.`);
   const [first, second] = d.bareRuns.map((run) => integer(run.rps));
   console.log(
     `bare \`node:http\`: the better of two runs, ${first} req/s before the scenarios and ${second} after.`,
@@ -518,6 +566,13 @@ if (measured.length > 0) {
 
 // Issue 10, item 2: each goal, where it applies, and the value that decides it.
 const goals = [
+  [
+    '`GET /healthz` ≥ 0.9× bare Fastify',
+    'each',
+    (d) => d.rows.find((r) => r.name === 'GET /healthz')?.rps / d.fastify.rps,
+    (v) => v >= 0.9,
+    ratio,
+  ],
   ['`GET /v1/users/{id}` ≥ 0.5× bare node:http', 'SQLite', userRead, (v) => v >= 0.5, ratio],
   [
     '`GET /v1/users/{id}` ≥ 10× Prism',

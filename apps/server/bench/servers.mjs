@@ -19,6 +19,7 @@ import { isRoot, root } from '../../../scripts/lib/toolchain.mjs';
 const serverCli = join(root, 'apps', 'server', 'dist', 'cli.js');
 const mockCli = join(root, 'apps', 'mock', 'dist', 'cli.js');
 const bareServer = join(root, 'apps', 'server', 'bench', 'bare-server.mjs');
+const bareFastify = join(root, 'apps', 'server', 'bench', 'bare-fastify.mjs');
 
 /** Every process started here and not yet stopped: stopAll() ends them on an interrupted run. */
 const live = new Set();
@@ -80,6 +81,13 @@ export async function stopAll() {
   await Promise.all([...live].map((handle) => handle.stop()));
 }
 
+/** The CPU time (user + system) a process has used so far, in seconds, from /proc (USER_HZ is 100). */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** The VmRSS of a process in KiB, from /proc. */
 export function rssKiB(pid) {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
@@ -89,6 +97,13 @@ export async function startBare() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   return { url, ...(await startProcess('bare node:http', [bareServer, String(port)], { ready: url })) };
+}
+
+/** One Fastify route with Fastify's defaults, answering what startBare() answers. */
+export async function startBareFastify() {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  return { url, ...(await startProcess('bare Fastify', [bareFastify, String(port)], { ready: url })) };
 }
 
 /** Prism on the platform bundle (apps/mock's CLI), ready once `probePath` answers 2xx with `headers`. */

@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { OpenApiDocument } from './api-types.js';
@@ -34,11 +35,17 @@ import {
 } from './errors.js';
 import { handlers } from './handlers/index.js';
 import { containsBigInt, stringifyExact } from './json.js';
-import { createLogger } from './logger.js';
+import { createLogger, withDeferredChildren } from './logger.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
 import type { Services } from './services.js';
 import { loadPlatformSpec, servedOperations } from './spec.js';
-import { noRouteAnswer, oauthValidationProblem, registerSpecRoutes, usesOAuthErrors } from './spec-routes.js';
+import {
+  noRouteAnswer,
+  oauthValidationProblem,
+  polledRequest,
+  registerSpecRoutes,
+  usesOAuthErrors,
+} from './spec-routes.js';
 
 export interface BuildAppOptions {
   config: ServerConfig;
@@ -70,7 +77,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   let shuttingDown = false;
   const services = await createServices(options, logger, doc, () => shuttingDown);
 
-  const app = createFastify(config, logger, errorLimitsOf(doc));
+  const app = createFastify(config, logger, errorLimitsOf(doc), polledRequest(operations));
   validateWithSpec(app, doc);
   serializeWithSpec(app, doc, logger);
   registerBodyParsers(app, config);
@@ -167,13 +174,21 @@ async function createServices(
 }
 
 /** Fastify with our trace ids, limits and router options; what fails before routing answers in the spec's shape. */
-function createFastify(config: ServerConfig, logger: Logger, errorLimits: ErrorLimits): FastifyInstance {
+function createFastify(
+  config: ServerConfig,
+  logger: Logger,
+  errorLimits: ErrorLimits,
+  unlogged: (request: FastifyRequest) => boolean,
+): FastifyInstance {
   const app = Fastify({
     // HTTPS when configured (clients such as the Node SDK only speak it); keep-alive as for HTTP.
     ...(config.tls.cert !== undefined && config.tls.key !== undefined
       ? { https: { cert: config.tls.cert, key: config.tls.key } }
       : {}),
-    loggerInstance: logger as FastifyBaseLogger,
+    // Each request's child logger made only when it logs (logger.ts).
+    loggerInstance: withDeferredChildren(logger) as FastifyBaseLogger,
+    // No "incoming request" / "request completed" lines for health checks (spec-routes.ts).
+    logController: new LogController({ disableRequestLogging: unlogged as (request: unknown) => boolean }),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newTraceId(),
     requestIdHeader: false,

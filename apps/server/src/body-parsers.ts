@@ -79,7 +79,8 @@ export function registerBodyParsers(app: FastifyInstance, limits: { csvBodyLimit
     { parseAs: 'buffer' },
     textParser((text, _request, done) => {
       // Repeated names become arrays, so that a repeated parameter can be refused (RFC 6749 §3.1).
-      const out: Record<string, string | string[]> = {};
+      // No prototype: a parameter named `__proto__` is a parameter like any other.
+      const out: Record<string, string | string[]> = Object.create(null);
       for (const [key, value] of new URLSearchParams(text)) {
         const previous = out[key];
         out[key] =

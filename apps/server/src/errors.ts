@@ -65,19 +65,25 @@ const TRACE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const tracePool = Buffer.alloc(4000);
 let traceOffset = tracePool.length;
 
+/** Each random byte's character (byte % 36, as before), as a character code. */
+const TRACE_CODES = Uint8Array.from({ length: 256 }, (_, byte) =>
+  TRACE_ALPHABET.charCodeAt(byte % TRACE_ALPHABET.length),
+);
+/** One id's bytes, written in place and read out as one flat string (no 22-piece concatenation). */
+const traceBytes = Buffer.alloc(22);
+
 export function newTraceId(): string {
   if (traceOffset + 20 > tracePool.length) {
     randomFillSync(tracePool);
     traceOffset = 0;
   }
-  const start = traceOffset;
-  traceOffset += 20;
-  let out = '';
+  let at = 0;
   for (let i = 0; i < 20; i++) {
-    out += TRACE_ALPHABET[tracePool[start + i]! % TRACE_ALPHABET.length];
-    if (i === 9 || i === 14) out += '-';
+    traceBytes[at++] = TRACE_CODES[tracePool[traceOffset + i] as number] as number;
+    if (i === 9 || i === 14) traceBytes[at++] = 0x2d; // '-'
   }
-  return out;
+  traceOffset += 20;
+  return traceBytes.toString('latin1');
 }
 
 function requestPath(request: FastifyRequest): string {
@@ -123,12 +129,16 @@ declare module 'fastify' {
 
 /**
  * Text built from a request, made to fit the error schemas: a NUL written as `\u0000` (their patterns
- * forbid the character; a client's field name may hold one), then at most `max` characters, a longer text
- * ending with an ellipsis.
+ * forbid the character; a client's text may hold one), then at most `max` characters, a longer text
+ * ending with an ellipsis — never cut between the two halves of a surrogate pair.
  */
 function fit(text: string, max: number): string {
   const written = text.replaceAll('\u0000', '\\u0000');
-  return written.length <= max ? written : `${written.slice(0, max - 1)}…`;
+  if (written.length <= max) return written;
+  const end = max - 1;
+  const code = written.charCodeAt(end - 1);
+  const cut = code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+  return `${written.slice(0, cut)}…`;
 }
 
 /** An ApiError body; `path` is left out when the request line could not be read. */
@@ -207,14 +217,18 @@ interface AjvLikeError {
 
 /**
  * An ApiErrorDetail `field`: the location, then the keys of the path to the field joined by `.`
- * (`body.schema.columns.0.name`, `query.limit`). A key's control characters (U+0000–U+001F, U+007F) are
- * written as `\uXXXX`, so a field never carries a NUL or a line break of the request's own.
+ * (`body.schema.columns.0.name`, `query.limit`). A key's control characters (U+0000–U+001F, U+007F) and
+ * unpaired surrogates are written as `\uXXXX`: a field never carries a NUL, a line break of the request's
+ * own, or text that is not Unicode.
  */
+const ESCAPED_IN_FIELDS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+  /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 export function fieldPath(location: string, keys: readonly (string | number)[]): string {
   const escaped = keys.map((key) =>
     String(key).replace(
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
-      /[\u0000-\u001f\u007f]/g,
+      ESCAPED_IN_FIELDS,
       (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
     ),
   );

@@ -122,3 +122,82 @@ export function prettyDestination(out: NodeJS.WritableStream): pino.DestinationS
     },
   };
 }
+
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type ChildOf = (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => Logger;
+
+/**
+ * A request's logger, made when something is first logged at a level that is on. Fastify gives every
+ * request a child logger, and pino builds one by running its `reqId` binding through the redaction — a
+ * clone and a JSON text per request. Most requests never log beyond what the level lets through (health
+ * checks have no request lines; `LOG_LEVEL=warn` silences the rest): they now never make one. What is
+ * logged is the same, bindings included.
+ */
+class DeferredChildLogger {
+  readonly #parent: Logger;
+  readonly #bindings: pino.Bindings;
+  readonly #childOf: ChildOf;
+  #made: Logger | undefined;
+
+  constructor(parent: Logger, bindings: pino.Bindings, childOf: ChildOf) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#childOf = childOf;
+  }
+
+  #child(): Logger {
+    this.#made ??= this.#childOf.call(this.#parent, this.#bindings);
+    return this.#made;
+  }
+
+  #log(method: LogMethod, args: unknown[]): void {
+    // Before the child exists its level is its parent's: a call the level turns off changes nothing.
+    if (this.#made === undefined && !this.#parent.isLevelEnabled(method)) return;
+    (this.#child()[method] as (...a: unknown[]) => void)(...args);
+  }
+
+  get level(): string {
+    return this.#made?.level ?? this.#parent.level;
+  }
+  set level(level: string) {
+    this.#child().level = level;
+  }
+  fatal(...args: unknown[]) {
+    this.#log('fatal', args);
+  }
+  error(...args: unknown[]) {
+    this.#log('error', args);
+  }
+  warn(...args: unknown[]) {
+    this.#log('warn', args);
+  }
+  info(...args: unknown[]) {
+    this.#log('info', args);
+  }
+  debug(...args: unknown[]) {
+    this.#log('debug', args);
+  }
+  trace(...args: unknown[]) {
+    this.#log('trace', args);
+  }
+  silent() {}
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions) {
+    return this.#child().child(bindings, options);
+  }
+}
+
+/**
+ * The logger to give Fastify: `logger`, whose children are deferred (DeferredChildLogger) unless they are
+ * given options of their own (a level, serializers…: made at once). Done on `child` itself rather than
+ * with Fastify's `childLoggerFactory`: Fastify checks every logger such a factory returns, which cost
+ * more than the deferral saves.
+ */
+export function withDeferredChildren(logger: Logger): Logger {
+  const childOf = logger.child as unknown as ChildOf;
+  const deferring = Object.create(logger) as Logger;
+  deferring.child = function (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) {
+    if (options) for (const _ in options) return childOf.call(this, bindings, options);
+    return new DeferredChildLogger(this, bindings, childOf) as unknown as Logger;
+  } as unknown as Logger['child'];
+  return deferring;
+}

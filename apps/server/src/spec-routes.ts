@@ -76,36 +76,75 @@ export function fastifySchemaFor(operation: Operation): FastifySchema {
 }
 
 /**
- * Fields holding a NUL character, in a value or in a key. No text in this API may contain one (PostgreSQL
- * cannot store it), so it is refused up front, the same way on both databases — in fields the operation
- * ignores too.
+ * Characters no text of this API may hold, with what the detail says about each: NUL (PostgreSQL cannot
+ * store it) and a UTF-16 surrogate without its pair (`"\ud800"` in JSON text: it has no UTF-8 form, and
+ * would be stored as U+FFFD). Other control characters are text like any other.
  */
-function nulFields(
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what is looked for
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unstorable(text: string): string | undefined {
+  const found = UNSTORABLE.exec(text);
+  if (!found) return undefined;
+  return found[0] === '\u0000'
+    ? 'must not contain NUL characters'
+    : 'must not contain unpaired UTF-16 surrogates (text must be Unicode)';
+}
+
+/**
+ * Fields whose key or value holds a character no text may hold (UNSTORABLE). Refused up front, the same
+ * way on both databases and wherever it is: a known field, a field the operation ignores, a nested key.
+ */
+function textProblems(
   value: unknown,
   location: string,
   keys: (string | number)[] = [],
   out: FieldProblem[] = [],
 ): FieldProblem[] {
   if (out.length >= 20) return out;
-  const problem = () =>
-    out.push({ field: fieldPath(location, keys), message: 'must not contain NUL characters' });
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) problem();
+    const problem = unstorable(value);
+    if (problem) out.push({ field: fieldPath(location, keys), message: problem });
   } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) nulFields(item, location, [...keys, index], out);
+    for (const [index, item] of value.entries()) textProblems(item, location, [...keys, index], out);
   } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) {
-        out.push({ field: fieldPath(location, [...keys, key]), message: 'must not contain NUL characters' });
-      } else nulFields(item, location, [...keys, key], out);
+    for (const key of Object.keys(value)) {
+      const problem = unstorable(key);
+      if (problem) out.push({ field: fieldPath(location, [...keys, key]), message: problem });
+      else textProblems((value as Record<string, unknown>)[key], location, [...keys, key], out);
     }
   }
   return out;
 }
 
-function pick(value: unknown, names: string[]): Record<string, unknown> {
-  const source = (value ?? {}) as Record<string, unknown>;
-  return Object.fromEntries(names.filter((n) => n in source).map((n) => [n, source[n]]));
+/** Throws the 400 that names each field of `problems`, if any. */
+function refuseText(problems: FieldProblem[]): void {
+  if (problems.length > 0) {
+    throw new ApiProblem(400, 'Text must not contain NUL characters or unpaired surrogates', {
+      details: problems,
+    });
+  }
+}
+
+/**
+ * Whether a request is a health check's (tag `Health`). Orchestrators poll them every few seconds: their
+ * requests are not worth a log line each (the LogController's `disableRequestLogging`); their warnings
+ * and errors still are. (A route `logLevel` did the same, but gave each request's logger a level of its
+ * own, which pino makes by rebuilding every log method of it.)
+ */
+export function polledRequest(operations: Operation[]): (request: FastifyRequest) => boolean {
+  const polled = operations.filter((operation) =>
+    (operation.node.tags as string[] | undefined)?.includes('Health'),
+  );
+  // Asked twice per request (its first and last log line): a set lookup for paths without parameters.
+  const paths = new Set(polled.filter((op) => !op.path.includes('{')).map((op) => op.path));
+  const patterns = polled.filter((op) => op.path.includes('{')).map((op) => templateToRegExp(op.path));
+  return (request) => {
+    const url = request.url;
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    return paths.has(path) || patterns.some((pattern) => pattern.test(path));
+  };
 }
 
 /** Operations whose 400 answer is an OAuthError (the token endpoint): validation failures use that shape. */
@@ -163,16 +202,12 @@ export function registerSpecRoutes(
     if (!handler) throw new Error(`no handler for operation ${operation.operationId}`);
     const guard = createGuard(operation, guardDependencies);
     const checkRequestText = requestTextCheck(operation, services.doc);
-    // Health checks are polled every few seconds by orchestrators: their requests are not worth a log
-    // line each; their warnings and errors still are.
-    const polled = (operation.node.tags as string[] | undefined)?.includes('Health') ?? false;
     const deprecation = deprecationHeaders(operation);
     app.route({
       method: operation.method.toUpperCase() as 'GET',
       url: toFastifyPath(operation.path),
       schema: fastifySchemaFor(operation),
       config: { operation },
-      ...(polled ? { logLevel: 'warn' } : {}),
       ...(deprecation
         ? {
             onSend: async (_request: FastifyRequest, reply: FastifyReply) => {
@@ -229,24 +264,28 @@ function integerParameters(operation: Operation, doc: OpenApiDocument) {
 function misspelledIntegers(request: FastifyRequest, integers: ReturnType<typeof integerParameters>) {
   for (const context of ['params', 'querystring'] as const) {
     const values = ((context === 'params' ? request.params : request.query) ?? {}) as Record<string, unknown>;
-    const validation = integers
-      .filter((p) => p.context === context)
-      .filter((p) => typeof values[p.name] === 'string' && !INTEGER_TEXT.test(values[p.name] as string))
-      .map((p) => ({
+    let validation: object[] | undefined;
+    for (const p of integers) {
+      const value = values[p.name];
+      if (p.context !== context || typeof value !== 'string' || INTEGER_TEXT.test(value)) continue;
+      validation ??= [];
+      validation.push({
         keyword: 'type',
         instancePath: `/${p.name}`,
         params: { type: 'integer' },
         message: 'must be an integer: an optional - and decimal digits',
-      }));
-    if (validation.length > 0)
+      });
+    }
+    if (validation)
       return Object.assign(new Error('Invalid parameters'), { validation, validationContext: context });
   }
   return undefined;
 }
 
 /**
- * The check of the text a request sends: NUL refused everywhere; integer parameters spelled as integers;
- * a body of a media type the operation does not take refused (415), a required one missing refused (400).
+ * The check of the text a request sends: NUL and unpaired surrogates refused everywhere (textProblems);
+ * integer parameters spelled as integers; a body of a media type the operation does not take refused
+ * (415), a required one missing refused (400).
  * Undefined for an operation with nothing to check: every hook costs each request a step (and a promise).
  */
 function requestTextCheck(
@@ -261,15 +300,18 @@ function requestTextCheck(
   const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
   const integers = integerParameters(operation, doc);
   return (request) => {
-    const nul = [
-      ...nulFields(request.params, 'path'),
-      // Only declared query parameters matter; undeclared ones are ignored, never stored.
-      ...nulFields(pick(request.query, queryNames), 'query'),
-      ...(typeof request.body === 'object' && !Buffer.isBuffer(request.body)
-        ? nulFields(request.body, 'body')
-        : []),
-    ];
-    if (nul.length > 0) throw new ApiProblem(400, 'Text must not contain NUL characters', { details: nul });
+    const problems: FieldProblem[] = [];
+    textProblems(request.params, 'path', [], problems);
+    // Parameters are declared one by one: one the operation does not declare is not read at all. A body
+    // is declared whole: every key and value of it is checked, the fields it ignores too.
+    const query = request.query as Record<string, unknown>;
+    for (const name of queryNames) {
+      if (query[name] !== undefined) textProblems(query[name], 'query', [name], problems);
+    }
+    // A JSON or form body's keys and values; a CSV document's text (an unknown Content-Type's bytes are
+    // refused below, unread).
+    if (!Buffer.isBuffer(request.body)) textProblems(request.body, 'body', [], problems);
+    refuseText(problems);
     const misspelled = misspelledIntegers(request, integers);
     if (misspelled) throw misspelled;
     if (!operation.requestBody) return;
@@ -292,6 +334,19 @@ function requestTextCheck(
 /** The route handler: runs the operation's handler and sends its answer as the spec documents it. */
 function answerWith(operation: Operation, handler: Handler, services: Services) {
   const successStatus = operation.successStatus ?? 200;
+  // Each documented status → the Content-Type of its body (null: it has none), worked out once.
+  const contentTypes = new Map<number, string | null>();
+  for (const [status, documented] of Object.entries(operation.responses)) {
+    const mediaType = Object.keys((documented.content as Record<string, unknown> | undefined) ?? {})[0];
+    contentTypes.set(
+      Number(status),
+      mediaType === undefined
+        ? null
+        : mediaType === 'application/json' || mediaType.startsWith('text/')
+          ? `${mediaType}; charset=utf-8`
+          : mediaType,
+    );
+  }
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const result = await handler({
       request,
@@ -306,20 +361,15 @@ function answerWith(operation: Operation, handler: Handler, services: Services) 
       body: request.body as never,
     });
     const status = result.status ?? successStatus;
-    const documented = operation.responses[String(status)];
-    if (!documented)
+    const contentType = contentTypes.get(status);
+    if (contentType === undefined)
       throw new Error(`${operation.operationId} answered ${status}, which the spec does not document`);
-    for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+    if (result.headers) reply.headers(result.headers);
     reply.code(status);
-    const content = documented.content as Record<string, unknown> | undefined;
-    if (!content || result.body === undefined) return reply.send();
-    const mediaType = Object.keys(content)[0]!;
-    if (mediaType === 'application/json') {
-      return reply.type('application/json; charset=utf-8').send(result.body);
-    }
-    return reply
-      .type(mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType)
-      .send(String(result.body));
+    if (contentType === null || result.body === undefined) return reply.send();
+    reply.type(contentType);
+    // JSON goes through the route's serializer (the spec's schema); other media types are text.
+    return reply.send(contentType.startsWith('application/json') ? result.body : String(result.body));
   };
 }
 

@@ -218,7 +218,8 @@ describe('platform-server CLI', () => {
       const usage = execFileSync(process.execPath, [join(root, 'bench', 'bench.mjs'), flag], {
         encoding: 'utf8',
       });
-      expect(usage).toContain('Usage: npm run bench -- [--duration 8]');
+      expect(usage).toContain('npm run bench -- [--duration 8]');
+      expect(usage).toContain('--only picks scenarios');
     }
   });
 

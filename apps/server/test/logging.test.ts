@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, prettyDestination } from '../src/logger.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newTraceId } from '../src/errors.js';
+import { createLogger, prettyDestination, withDeferredChildren } from '../src/logger.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 describe('logs (sqlite)', () => {
@@ -98,4 +99,40 @@ describe('development logs (--log-format pretty, sqlite)', () => {
     );
     expect(lines.join('\n')).not.toContain(token);
   });
+});
+
+describe('request loggers', () => {
+  it('are made when something is first logged at a level that is on, with the request id', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    const parent = createLogger('warn', sink);
+    const child = vi.spyOn(parent, 'child');
+    const requestLog = withDeferredChildren(parent).child({ reqId: 'R1' }, {});
+    requestLog.info('not at this level');
+    requestLog.debug({ a: 1 }, 'nor this');
+    expect(child).not.toHaveBeenCalled();
+    expect(requestLog.level).toBe('warn');
+    requestLog.warn({ client: { clientSecret: 'hidden' } }, 'first');
+    requestLog.error('second');
+    expect(child).toHaveBeenCalledTimes(1);
+    // With options of its own (a level), a child is made at once.
+    expect(withDeferredChildren(parent).child({ reqId: 'R2' }, { level: 'info' }).level).toBe('info');
+    expect(
+      lines.map((line) => [line.reqId, line.msg, (line.client as { clientSecret?: string })?.clientSecret]),
+    ).toEqual([
+      ['R1', 'first', '[redacted]'],
+      ['R1', 'second', undefined],
+    ]);
+  });
+});
+
+it("trace ids (request ids) have the service's shape and do not repeat", () => {
+  const ids = Array.from({ length: 1000 }, () => newTraceId());
+  for (const id of ids) expect(id).toMatch(/^[A-Z0-9]{10}-[A-Z0-9]{5}-[A-Z0-9]{5}$/);
+  expect(new Set(ids).size).toBe(ids.length);
 });

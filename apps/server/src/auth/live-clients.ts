@@ -20,12 +20,21 @@ export interface LiveClient {
 /** Bounds the cache; past it, the cache starts afresh (misses are one indexed query each). */
 const MAX_CACHED = 50_000;
 
+/**
+ * SQLite: how long (ms, monotonic) a reading of `PRAGMA data_version` stands. Read on every request it cost
+ * as much as the user lookup itself (a tenth of a `GET /v1/users/{id}`); once a millisecond, a deletion by
+ * another process is seen within a millisecond of its commit, far sooner than that process can return.
+ */
+const CHANGE_CHECK_MS = 1;
+
 export class LiveClients {
   private readonly cache = new Map<string, LiveClient | null>();
   /** PostgreSQL: whether notifications are being received (the cache may be trusted). */
   private listening: boolean;
   /** Moves on every revocation or reset: a lookup that overlapped one must not cache what it read. */
   private epoch = 0;
+  /** performance.now() of the last look at changedElsewhere (not the app's clock: tests stop that one). */
+  private checkedAt = Number.NEGATIVE_INFINITY;
 
   private constructor(private readonly database: DatabaseHandle) {
     this.listening = database.changes.listen === undefined;
@@ -51,7 +60,14 @@ export class LiveClients {
 
   /** The client, or undefined when it does not exist (deleted: its tokens are revoked). */
   async find(clientId: string): Promise<LiveClient | undefined> {
-    if (this.database.changes.changedElsewhere?.()) this.cache.clear();
+    const changedElsewhere = this.database.changes.changedElsewhere;
+    if (changedElsewhere) {
+      const now = performance.now();
+      if (now - this.checkedAt >= CHANGE_CHECK_MS) {
+        this.checkedAt = now;
+        if (changedElsewhere.call(this.database.changes)) this.cache.clear();
+      }
+    }
     if (this.listening) {
       const cached = this.cache.get(clientId);
       if (cached !== undefined) return cached ?? undefined;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/schema.js';
-import { ApiProblem, badRequest, type FieldProblem } from '../errors.js';
+import { ApiProblem, badRequest, type FieldProblem, fieldPath } from '../errors.js';
 import { compact, iso, locationOf, paged, toBoolean } from './common.js';
 import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
 import { getRecord, liveRecordOr404, newRecordTimes } from './records.js';
@@ -124,7 +124,11 @@ function parseImport(text: string, columns: DatasetColumn[]): string[][] {
       const column = columns[i]!;
       const check = VALUE_CHECKS[column.type] ?? VALUE_CHECKS.STRING!;
       if (value !== '' && !check.test(value.trim())) {
-        problems.push({ field: `${rowLabel}.${column.name}`, message: `must be ${check.expected}` });
+        // A column's name is the client's text: written as every field key is (control characters escaped).
+        problems.push({
+          field: fieldPath('body', [`row ${index + 1}`, column.name]),
+          message: `must be ${check.expected}`,
+        });
       }
     });
   });
