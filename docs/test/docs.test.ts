@@ -429,6 +429,13 @@ function browserSuite() {
 
     await visit('platform.html#/users/listusers', async (page, problems) => {
       await page.getByRole('button', { name: 'Try it', exact: true }).click();
+      // The console loaded before the server changes: the reload below would otherwise abort its script,
+      // which `problems.failed` counts (seen in CI on a busy machine).
+      await page
+        .frameLocator('iframe.try-it-frame')
+        .getByRole('button', { name: /Authorize/ })
+        .first()
+        .waitFor({ timeout: startTimeoutMs() });
       // A custom server: the page reloads with the samples naming it, the panel still open.
       await page.locator('#try-it-server').selectOption('');
       await page.locator('#try-it-custom').fill(server.url);
