@@ -10,10 +10,14 @@ import type { Database } from '../db/schema.js';
 import { deliveryHeaders } from './headers.js';
 import {
   type ClaimedDelivery,
+  closeBreaker,
   type DeliveryOutcome,
   disableSubscription,
   findDeliveryTarget,
+  recordBreakerFailure,
   recordOutcomes,
+  releaseDeliveries,
+  takeBreakerProbe,
 } from './outbox.js';
 import { nextRetryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender, type Sender } from './sender.js';
@@ -31,6 +35,15 @@ export interface DelivererOptions {
   random: () => number;
 }
 
+/** A subscription's circuit breaker as read with the attempt (outbox.ts keeps it). */
+interface Breaker {
+  failures: number;
+  /** null: closed; future: open; past: half-open. */
+  openUntil: number | null;
+  /** This attempt is the half-open breaker's probe. */
+  probe: boolean;
+}
+
 /** Delivers the rows one dispatcher claims, over its own connections to the receivers. */
 export class Deliverer {
   private readonly sender: Sender;
@@ -43,7 +56,8 @@ export class Deliverer {
       timeoutMs: settings.timeoutMs,
       allowList: parseAllowList(settings.allowList),
       caCertificates: settings.caCertificates,
-      maxSocketsPerHost: settings.concurrency,
+      // The dispatcher keeps each host within its cap; the agent never makes an attempt queue.
+      maxSocketsPerHost: Math.max(settings.perHost, settings.concurrency),
     });
   }
 
@@ -67,7 +81,9 @@ export class Deliverer {
   private async attemptAndRecord(row: ClaimedDelivery): Promise<void> {
     const { clock, logger } = this.options;
     const started = clock.now();
-    const outcome = await this.attempt(row);
+    const result = await this.attempt(row);
+    if (result === 'held') return;
+    const { outcome, breaker } = result;
     const now = clock.now();
     const log = { deliveryId: row.id, eventType: row.event_type, attempt: row.attempts, ms: now - started };
     switch (outcome.kind) {
@@ -79,6 +95,12 @@ export class Deliverer {
           last_status: outcome.status,
           last_error: null,
         });
+        if (breaker.failures > 0 || breaker.openUntil !== null) {
+          await closeBreaker(this.options.db, row.subscription_id);
+          if (breaker.probe || breaker.openUntil !== null) {
+            logger.info({ subscriptionId: row.subscription_id }, 'webhook circuit breaker closed');
+          }
+        }
         return;
       case 'gone':
         logger.warn(
@@ -93,6 +115,7 @@ export class Deliverer {
         return;
       case 'retryable': {
         const { settings, random } = this.options;
+        await this.countFailure(row, breaker, now);
         const delay = nextRetryDelayMs(
           row.attempts,
           outcome.retryAfter,
@@ -127,14 +150,78 @@ export class Deliverer {
     }
   }
 
-  private async attempt(row: ClaimedDelivery): Promise<AttemptOutcome> {
-    const { db, clock } = this.options;
+  /**
+   * The attempt's outcome, and the breaker as it was before it ('held': the breaker did not let the row
+   * go, and it was handed back untried).
+   */
+  private async attempt(
+    row: ClaimedDelivery,
+  ): Promise<'held' | { outcome: AttemptOutcome; breaker: Breaker }> {
+    const { db } = this.options;
     const { subscription, integration } = await findDeliveryTarget(db, row);
+    const closed: Breaker = { failures: 0, openUntil: null, probe: false };
+    const permanent = (error: string) => ({
+      outcome: { kind: 'permanent', status: null, error } as const,
+      breaker: closed,
+    });
     // A deleted integration or subscription receives nothing more, not even events already queued.
-    if (!integration) return { kind: 'permanent', status: null, error: 'integration deleted' };
-    if (!subscription) return { kind: 'permanent', status: null, error: 'subscription deleted' };
-    if (subscription.disabled_at !== null)
-      return { kind: 'permanent', status: null, error: 'subscription disabled' };
+    if (!integration) return permanent('integration deleted');
+    if (!subscription) return permanent('subscription deleted');
+    if (subscription.disabled_at !== null) return permanent('subscription disabled');
+    const breaker: Breaker = {
+      failures: subscription.breaker_failures,
+      openUntil: subscription.breaker_open_until,
+      probe: false,
+    };
+    if (!(await this.breakerLetsGo(row, breaker))) {
+      await releaseDeliveries(db, this.options.workerId, [row.id]);
+      return 'held';
+    }
+    return { outcome: await this.send(row, integration.signing_secret), breaker };
+  }
+
+  /**
+   * Closed: go. Open (claimed just before it opened): no. Half-open: only the one probe, whichever
+   * attempt of whichever instance takes it first.
+   */
+  private async breakerLetsGo(row: ClaimedDelivery, breaker: Breaker): Promise<boolean> {
+    const { db, clock, settings, logger } = this.options;
+    if (breaker.openUntil === null) return true;
+    const now = clock.now();
+    if (breaker.openUntil > now) return false;
+    // The probe holds the breaker until its own deadline: if its process dies, another may go then.
+    const probe = await takeBreakerProbe(db, row.subscription_id, now, now + settings.timeoutMs + 1000);
+    breaker.probe = probe;
+    if (probe) {
+      logger.info(
+        { subscriptionId: row.subscription_id, deliveryId: row.id, failures: breaker.failures },
+        'webhook circuit breaker half-open: one probe goes',
+      );
+    }
+    return probe;
+  }
+
+  /** A failed attempt counts on the breaker; at the threshold (or a failed probe) the breaker opens. */
+  private async countFailure(row: ClaimedDelivery, before: Breaker, now: number): Promise<void> {
+    const { db, settings, logger } = this.options;
+    const state = await recordBreakerFailure(db, row.subscription_id, {
+      now,
+      threshold: settings.breakerThreshold,
+      cooldownMs: settings.breakerCooldownMs,
+    });
+    // Logged on the transition only, not for each attempt that was in flight when it opened.
+    if (state && (before.probe || state.failures === settings.breakerThreshold)) {
+      logger.warn(
+        { subscriptionId: row.subscription_id, failures: state.failures, openUntil: state.openUntil },
+        before.probe
+          ? 'webhook circuit breaker re-opened: the probe failed'
+          : 'webhook circuit breaker opened: deliveries held',
+      );
+    }
+  }
+
+  private async send(row: ClaimedDelivery, signingSecret: string | null): Promise<AttemptOutcome> {
+    const { db, clock } = this.options;
     let headers: Record<string, string>;
     let body: string;
     try {
@@ -146,7 +233,7 @@ export class Deliverer {
         callbackTtlMs: this.options.callbackTtlMs,
         now,
       });
-      headers = deliveryHeaders(row, integration.signing_secret, now, body);
+      headers = deliveryHeaders(row, signingSecret, now, body);
     } catch (error) {
       return {
         kind: 'permanent',

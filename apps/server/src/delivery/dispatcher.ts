@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { Deliverer } from './deliverer.js';
-import { claimDeliveries } from './outbox.js';
+import { type ClaimedDelivery, claimDeliveries, releaseDeliveries } from './outbox.js';
 
 export interface DispatcherOptions {
   database: DatabaseHandle;
@@ -40,6 +40,13 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
  * A window of attempts, not lock-step batches: whenever fewer than `concurrency` attempts are in flight,
  * the dispatcher claims at most as many due rows as there is room for (never more: a claimed row's lease
  * runs while it waits) and starts them at once. A slow receiver then holds one slot, not a whole batch.
+ *
+ * Isolation: one destination never holds more than its share of the window. A subscription may have at
+ * most min(perSubscription, concurrency ÷ (subscriptions in flight, itself included)) attempts in flight,
+ * a receiver host:port at most perHost. Subscriptions that are full are left out of the next claim; a row
+ * claimed beyond a cap is handed back at once, its attempt not counted (releaseDeliveries). So a receiver
+ * that hangs until the timeout only delays its own queue. The circuit breaker (deliverer.ts, outbox.ts)
+ * then stops sending to a subscription that keeps failing.
  */
 class WindowDispatcher implements Dispatcher {
   private readonly settings: ServerConfig['delivery'];
@@ -52,6 +59,11 @@ class WindowDispatcher implements Dispatcher {
   private wakeRequested = false;
   /** Attempts in flight, and claims being made (by the poll loop or by drain()). */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per subscription and per receiver host:port. */
+  private readonly bySubscription = new Map<string, number>();
+  private readonly byHost = new Map<string, number>();
+  /** Subscriptions whose rows were handed back because their host was full: left out until it has room. */
+  private readonly waitingForHost = new Map<string, Set<string>>();
   private readonly claiming = new Set<Promise<number>>();
   private slotFreed: (() => void) | undefined;
   private readonly running: Promise<void>;
@@ -145,6 +157,21 @@ class WindowDispatcher implements Dispatcher {
     return Math.min(this.settings.batchSize, this.settings.concurrency - this.inFlight.size);
   }
 
+  /** How many attempts a subscription may have in flight now: its cap, or its share of the window. */
+  private subscriptionCap(subscriptionId: string): number {
+    const others = this.bySubscription.size - (this.bySubscription.has(subscriptionId) ? 1 : 0);
+    const share = Math.max(1, Math.floor(this.settings.concurrency / (others + 1)));
+    return Math.min(this.settings.perSubscription, share);
+  }
+
+  /** The subscriptions a claim must leave alone: full ones, and those waiting for their host. */
+  private fullSubscriptions(): string[] {
+    const full: string[] = [];
+    for (const [id, count] of this.bySubscription) if (count >= this.subscriptionCap(id)) full.push(id);
+    for (const waiting of this.waitingForHost.values()) full.push(...waiting);
+    return full;
+  }
+
   /** Claims up to `limit` rows and starts delivering them; resolves with the number claimed. */
   private claimAndStart(limit: number): Promise<number> {
     const { database, clock } = this.options;
@@ -153,13 +180,15 @@ class WindowDispatcher implements Dispatcher {
       leaseMs: this.settings.leaseMs,
       limit,
       now: clock.now(),
-    }).then((rows) => {
+      excludeSubscriptions: this.fullSubscriptions(),
+    }).then(async (rows) => {
+      const handedBack: string[] = [];
       for (const row of rows) {
-        const delivery = this.deliverer.deliver(row).finally(() => {
-          this.inFlight.delete(delivery);
-          this.slotFreed?.();
-        });
-        this.inFlight.add(delivery);
+        if (!this.start(row)) handedBack.push(row.id);
+      }
+      if (handedBack.length > 0) {
+        this.logger.debug({ rows: handedBack.length }, 'claimed rows beyond a cap handed back');
+        await releaseDeliveries(database.db, this.workerId, handedBack);
       }
       return rows.length;
     });
@@ -169,6 +198,32 @@ class WindowDispatcher implements Dispatcher {
       () => this.claiming.delete(claimed),
     );
     return claimed;
+  }
+
+  /** Starts the row's attempt if its subscription and host have room; false if they have not. */
+  private start(row: ClaimedDelivery): boolean {
+    const subscription = row.subscription_id;
+    const host = hostOf(row.url);
+    const onSubscription = this.bySubscription.get(subscription) ?? 0;
+    const onHost = this.byHost.get(host) ?? 0;
+    if (onSubscription >= this.subscriptionCap(subscription)) return false;
+    if (onHost >= this.settings.perHost) {
+      const waiting = this.waitingForHost.get(host) ?? new Set<string>();
+      waiting.add(subscription);
+      this.waitingForHost.set(host, waiting);
+      return false;
+    }
+    this.bySubscription.set(subscription, onSubscription + 1);
+    this.byHost.set(host, onHost + 1);
+    const delivery = this.deliverer.deliver(row).finally(() => {
+      this.inFlight.delete(delivery);
+      decrement(this.bySubscription, subscription);
+      decrement(this.byHost, host);
+      this.waitingForHost.delete(host);
+      this.slotFreed?.();
+    });
+    this.inFlight.add(delivery);
+    return true;
   }
 
   /** Resolves when an attempt finishes (a slot is free) or the dispatcher stops. */
@@ -193,4 +248,19 @@ class WindowDispatcher implements Dispatcher {
       this.wakeSleeper = done;
     });
   }
+}
+
+/** The receiver's host:port, the unit of the per-host cap (an unparsable URL fails in the sender). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const count = (counts.get(key) ?? 0) - 1;
+  if (count > 0) counts.set(key, count);
+  else counts.delete(key);
 }
