@@ -29,6 +29,7 @@ import {
   referenceEnv,
   rssKiB,
   startBare,
+  startFailingReceiver,
   startPrism,
   startReceiver,
   startReference,
@@ -218,6 +219,57 @@ async function eventDelivery(url, authorization, channelId) {
   return { full, half: { ...half, rate } };
 }
 
+/** Events per second offered in the isolation scenario (the rate of the measurement in issue 26). */
+const ISOLATION_RATE = 20;
+
+/**
+ * Issue 26: the healthy receiver's latency while other subscriptions' receivers fail — (a) one that never
+ * answers and one that answers 500 at once, (b) 50 that never answer — at 20 events/s for `--duration`
+ * seconds, open loop. The failing subscriptions belong to an integration of their own, deleted afterwards.
+ */
+async function eventIsolation(url, authorization, channelId) {
+  const api = apiOf(url, authorization);
+  const integration = await api('POST', '/v1/chat/integrations', {
+    json: { name: 'Failing receivers', scope: 'PUBLIC_CHANNELS' },
+  });
+  const subscriptions = `/v1/chat/integrations/${integration.id}/subscriptions`;
+  const target = {
+    url: `${url}/v1/chat/channels/${channelId}/messages`,
+    headers: { authorization, 'content-type': 'application/json' },
+    body: `{"text":"bench-event ${UNIQUE}"}`,
+  };
+  const variants = [
+    ['one hanging + one HTTP 500 receiver', ['hang', 500]],
+    ['50 hanging receivers', Array.from({ length: 50 }, () => 'hang')],
+  ];
+  const results = [];
+  for (const [name, behaviours] of variants) {
+    const receivers = await Promise.all(behaviours.map((b) => startFailingReceiver(certificate, b)));
+    const closeReceivers = onCleanup(() => Promise.all(receivers.map((r) => r.close())));
+    const ids = [];
+    for (const [i, failing] of receivers.entries()) {
+      const json = { eventType: 'MESSAGE_POSTED', url: failing.url(`/failing/${i}`) };
+      ids.push((await api('POST', subscriptions, { json })).id);
+    }
+    progress(`event isolation: ${name}, ${ISOLATION_RATE} messages/s for ${duration} s`);
+    const healthy = await deliver(() => postStamped(target, { connections, rate: ISOLATION_RATE, duration }));
+    const list = await api('GET', subscriptions);
+    const breakers = list.subscriptions.map((s) => s.circuitBreaker?.state ?? 'not reported');
+    for (const id of ids) await api('DELETE', `${subscriptions}/${id}`);
+    await closeReceivers();
+    results.push({
+      name,
+      healthy,
+      failingRequests: receivers.reduce((sum, r) => sum + r.stats.requests, 0),
+      maxOpenPerReceiver: Math.max(...receivers.map((r) => r.stats.maxOpen)),
+      openBreakers: breakers.filter((state) => state !== 'CLOSED').length,
+      receivers: receivers.length,
+    });
+  }
+  await api('DELETE', `/v1/chat/integrations/${integration.id}`);
+  return results;
+}
+
 /**
  * bare node:http, the ceiling of each database's table: measured before its scenarios and after them, the
  * better run counts (something else on the machine can only make it slower).
@@ -308,6 +360,9 @@ async function benchDatabase(label, databaseUrl) {
       // `--only event` / `--only client`: that measurement alone; any other --only, the matching scenarios.
       const wanted = (name) => !values.only || name.includes(values.only);
       if (wanted('event delivery')) result.events = await eventDelivery(server.url, bearer, channelId);
+      if (wanted('event isolation')) {
+        result.isolation = await eventIsolation(server.url, bearer, channelId);
+      }
       if (wanted('client')) {
         progress(`${label}: createPlatformClient against raw fetch, sequential`);
         result.client = await compareClient({
@@ -459,14 +514,23 @@ for (const d of databases) {
   }
 }
 
-const measured = databases.filter((d) => d.events);
+const measured = databases.filter((d) => d.events || d.isolation);
 if (measured.length > 0) {
   const table = (rows) => {
     console.log(`\n| measurement | ${measured.map((d) => d.label).join(' | ')} |`);
     console.log(`|---|${measured.map(() => '---|').join('')}`);
     for (const [name, cell, others] of rows) {
+      // A measurement `--only` left out has no figures.
+      const figure = (f, d) => {
+        try {
+          return f(d);
+        } catch {
+          return undefined;
+        }
+      };
       const cells = measured.map((d) => {
-        noisy ||= others(d) > 0.1;
+        if (figure(cell, d) === undefined) return 'not measured';
+        noisy ||= figure(others, d) > 0.1;
         return `${cell(d)}${disturbedBy(others(d))}`;
       });
       console.log(`| ${name} | ${cells.join(' | ')} |`);
@@ -486,6 +550,15 @@ if (measured.length > 0) {
       (d) => `${integer(d.events.half.rate)}/s offered: ${events(d.events.half)}`,
       (d) => d.events.half.others,
     ],
+    ...(measured[0]?.isolation ?? []).map(({ name }, i) => [
+      `event isolation: the healthy receiver at ${ISOLATION_RATE} events/s beside ${name}`,
+      (d) => {
+        const v = d.isolation?.[i];
+        if (!v) return 'not measured';
+        return `${events(v.healthy)}; the failing ones got ${integer(v.failingRequests)} requests, at most ${integer(v.maxOpenPerReceiver)} open at one receiver; ${v.openBreakers} of ${v.receivers} breakers not closed at the end`;
+      },
+      (d) => d.isolation?.[i]?.healthy.others ?? 0,
+    ]),
     [
       'client: `createPlatformClient` ÷ raw `fetch` (GET /v1/users/{id}, sequential)',
       (d) =>
@@ -532,6 +605,13 @@ const goals = [
     (d) => d.events?.half.p99,
     (v) => v < 200,
     (v) => `${ms(v)} ms`,
+  ],
+  [
+    'healthy receiver p99 < 200 ms beside failing ones (issue 26)',
+    'each',
+    (d) => d.isolation && Math.max(...d.isolation.map((v) => v.healthy.p99)),
+    (v) => v < 200,
+    (v) => `${ms(v)} ms (the worse variant)`,
   ],
   [
     'client ≥ 0.9× raw fetch',
