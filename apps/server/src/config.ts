@@ -203,7 +203,7 @@ export const SERVER_OPTIONS = {
       env: 'PLATFORM_DELIVERY_PER_SUBSCRIPTION',
       parser: integer(1, 10_000),
       default: '32',
-      help: "one subscription's attempts in flight at most (less when destinations share the window)",
+      help: "a healthy subscription's attempts in flight at most (a failing or slow one: its share of the window)",
     }),
     /** Cap on the attempts in flight to one receiver origin (scheme, host and port), per dispatcher. */
     perHost: option({

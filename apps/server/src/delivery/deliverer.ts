@@ -3,7 +3,11 @@
 // what came of it — delivered, retry later (schedule.ts), failed, or its subscription disabled on 410.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { withCallbackToken } from '../auth/callback-tokens.js';
+import {
+  insertCallbackTokens,
+  type MintedCallbackToken,
+  mintCallbackToken,
+} from '../auth/callback-tokens.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { Database } from '../db/schema.js';
@@ -22,6 +26,7 @@ import {
 import { nextRetryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender, type Sender } from './sender.js';
 import { parseAllowList } from './ssrf.js';
+import { TickBatch } from './tick-batch.js';
 
 export interface DelivererOptions {
   db: Kysely<Database>;
@@ -47,11 +52,14 @@ interface Breaker {
 /** Delivers the rows one dispatcher claims, over its own connections to the receivers. */
 export class Deliverer {
   private readonly sender: Sender;
+  /** Callback tokens minted in the same turn, stored in one statement before their attempts are sent. */
+  private readonly tokens: TickBatch<MintedCallbackToken['row']>;
   /** Outcomes waiting to be written: the attempts that finished in the same turn of the event loop. */
   private unrecorded: Array<{ id: string; outcome: DeliveryOutcome; settle: (error?: unknown) => void }> = [];
 
   constructor(private readonly options: DelivererOptions) {
     const { settings } = options;
+    this.tokens = new TickBatch((rows) => insertCallbackTokens(options.db, rows));
     this.sender = createSender({
       timeoutMs: settings.timeoutMs,
       allowList: parseAllowList(settings.allowList),
@@ -62,14 +70,16 @@ export class Deliverer {
   }
 
   /**
-   * Attempts the delivery and records its outcome. Never rejects: an outcome that cannot be recorded is
-   * logged, and the row is tried again once its lease runs out.
+   * Attempts the delivery and records its outcome; resolves with whether the receiver took it (2xx), which
+   * the dispatcher's caps go by. Never rejects: an outcome that cannot be recorded is logged, and the row
+   * is tried again once its lease runs out.
    */
-  async deliver(row: ClaimedDelivery): Promise<void> {
+  async deliver(row: ClaimedDelivery): Promise<boolean> {
     try {
-      await this.attemptAndRecord(row);
+      return (await this.attemptAndRecord(row)) === 'delivered';
     } catch (error) {
       this.options.logger.error({ deliveryId: row.id, err: error }, 'webhook delivery could not be recorded');
+      return false;
     }
   }
 
@@ -78,11 +88,12 @@ export class Deliverer {
     this.sender.close();
   }
 
-  private async attemptAndRecord(row: ClaimedDelivery): Promise<void> {
+  /** The attempt's outcome, once recorded ('held': not attempted, handed back). */
+  private async attemptAndRecord(row: ClaimedDelivery): Promise<AttemptOutcome['kind'] | 'held'> {
     const { clock, logger } = this.options;
     const started = clock.now();
     const result = await this.attempt(row);
-    if (result === 'held') return;
+    if (result === 'held') return 'held';
     const { outcome, breaker } = result;
     const now = clock.now();
     const log = { deliveryId: row.id, eventType: row.event_type, attempt: row.attempts, ms: now - started };
@@ -101,18 +112,18 @@ export class Deliverer {
             logger.info({ subscriptionId: row.subscription_id }, 'webhook circuit breaker closed');
           }
         }
-        return;
+        return outcome.kind;
       case 'gone':
         logger.warn(
           { ...log, subscriptionId: row.subscription_id },
           'webhook receiver answered 410 Gone: subscription disabled',
         );
         await disableSubscription(this.options.db, row.subscription_id, row.id, now);
-        return;
+        return outcome.kind;
       case 'permanent':
         logger.error({ ...log, error: outcome.error }, 'webhook delivery failed permanently');
         await this.record(row, { status: 'failed', last_status: outcome.status, last_error: outcome.error });
-        return;
+        return outcome.kind;
       case 'retryable': {
         const { settings, random } = this.options;
         await this.countFailure(row, breaker, now);
@@ -133,7 +144,7 @@ export class Deliverer {
             last_status: outcome.status,
             last_error: outcome.error,
           });
-          return;
+          return outcome.kind;
         }
         logger.warn(
           { ...log, status: outcome.status, error: outcome.error, retryInMs: delay },
@@ -145,7 +156,7 @@ export class Deliverer {
           last_status: outcome.status,
           last_error: outcome.error,
         });
-        return;
+        return outcome.kind;
       }
     }
   }
@@ -221,19 +232,19 @@ export class Deliverer {
   }
 
   private async send(row: ClaimedDelivery, signingSecret: string | null): Promise<AttemptOutcome> {
-    const { db, clock } = this.options;
+    const { clock } = this.options;
     let headers: Record<string, string>;
-    let body: string;
+    let minted: MintedCallbackToken;
     try {
       const now = clock.now();
-      body = await withCallbackToken(db, row.payload, {
+      minted = mintCallbackToken(row.payload, {
         instanceId: row.instance_id,
         integrationId: row.integration_id,
         eventAt: row.created_at,
         callbackTtlMs: this.options.callbackTtlMs,
         now,
       });
-      headers = deliveryHeaders(row, signingSecret, now, body);
+      headers = deliveryHeaders(row, signingSecret, now, minted.body);
     } catch (error) {
       return {
         kind: 'permanent',
@@ -241,7 +252,10 @@ export class Deliverer {
         error: `cannot build the request: ${(error as Error).message}`,
       };
     }
-    return this.sender.send(row.url, headers, body);
+    // Stored before the receiver can use it. A database that cannot store it fails this call (deliver()
+    // logs it; the row is tried again once its lease runs out), not the delivery.
+    await this.tokens.add(minted.row);
+    return this.sender.send(row.url, headers, minted.body);
   }
 
   /**

@@ -41,12 +41,15 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
  * the dispatcher claims at most as many due rows as there is room for (never more: a claimed row's lease
  * runs while it waits) and starts them at once. A slow receiver then holds one slot, not a whole batch.
  *
- * Isolation: one destination never holds more than its share of the window. A subscription may have at
- * most min(perSubscription, concurrency ÷ (subscriptions in flight, itself included)) attempts in flight,
- * a receiver host:port at most perHost. Subscriptions that are full are left out of the next claim; a row
- * claimed beyond a cap is handed back at once, its attempt not counted (releaseDeliveries). So a receiver
- * that hangs until the timeout only delays its own queue. The circuit breaker (deliverer.ts, outbox.ts)
- * then stops sending to a subscription that keeps failing.
+ * Isolation: one destination never holds more than its share of the window. A subscription whose
+ * receiver has answered its latest attempt with a 2xx, and has no attempt running longer than `slowMs`,
+ * may have up to perSubscription attempts in flight; any other (new, failing, slow) at most its share of
+ * the window, concurrency ÷ (subscriptions in flight, itself included), and at most a quarter of
+ * perSubscription. A receiver host:port has at most perHost. Subscriptions that are full are left out of
+ * the next claim; a row claimed beyond a cap is handed back at once, its attempt not counted
+ * (releaseDeliveries). So a receiver that hangs until the timeout only delays its own queue, while a
+ * healthy one can still use the window's free slots. The circuit breaker (deliverer.ts, outbox.ts) then
+ * stops sending to a subscription that keeps failing.
  */
 class WindowDispatcher implements Dispatcher {
   private readonly settings: ServerConfig['delivery'];
@@ -59,8 +62,8 @@ class WindowDispatcher implements Dispatcher {
   private wakeRequested = false;
   /** Attempts in flight, and claims being made (by the poll loop or by drain()). */
   private readonly inFlight = new Set<Promise<void>>();
-  /** Attempts in flight per subscription and per receiver host:port. */
-  private readonly bySubscription = new Map<string, number>();
+  /** Attempts in flight per subscription (forgotten when none is) and per receiver host:port. */
+  private readonly bySubscription = new Map<string, SubscriptionInFlight>();
   private readonly byHost = new Map<string, number>();
   /** Subscriptions whose rows were handed back because their host was full: left out until it has room. */
   private readonly waitingForHost = new Map<string, Set<string>>();
@@ -157,17 +160,29 @@ class WindowDispatcher implements Dispatcher {
     return Math.min(this.settings.batchSize, this.settings.concurrency - this.inFlight.size);
   }
 
-  /** How many attempts a subscription may have in flight now: its cap, or its share of the window. */
-  private subscriptionCap(subscriptionId: string): number {
-    const others = this.bySubscription.size - (this.bySubscription.has(subscriptionId) ? 1 : 0);
-    const share = Math.max(1, Math.floor(this.settings.concurrency / (others + 1)));
-    return Math.min(this.settings.perSubscription, share);
+  /**
+   * How many attempts a subscription may have in flight now: its cap while its receiver answers 2xx
+   * quickly, otherwise its share of the window (and a quarter of its cap).
+   */
+  private subscriptionCap(subscriptionId: string, now = performance.now()): number {
+    const { perSubscription, concurrency, timeoutMs } = this.settings;
+    const state = this.bySubscription.get(subscriptionId);
+    // Slow: an attempt running for a quarter of the timeout (at most a second) is not a healthy receiver's.
+    const slowAfter = Math.min(1000, timeoutMs / 4);
+    const oldest = state?.starts[0];
+    if (state?.answering && oldest !== undefined && now - oldest < slowAfter) return perSubscription;
+    const others = this.bySubscription.size - (state ? 1 : 0);
+    const share = Math.floor(concurrency / (others + 1));
+    return Math.max(1, Math.min(share, Math.floor(perSubscription / 4)));
   }
 
   /** The subscriptions a claim must leave alone: full ones, and those waiting for their host. */
   private fullSubscriptions(): string[] {
     const full: string[] = [];
-    for (const [id, count] of this.bySubscription) if (count >= this.subscriptionCap(id)) full.push(id);
+    const now = performance.now();
+    for (const [id, state] of this.bySubscription) {
+      if (state.starts.length >= this.subscriptionCap(id, now)) full.push(id);
+    }
     for (const waiting of this.waitingForHost.values()) full.push(...waiting);
     return full;
   }
@@ -204,20 +219,24 @@ class WindowDispatcher implements Dispatcher {
   private start(row: ClaimedDelivery): boolean {
     const subscription = row.subscription_id;
     const host = hostOf(row.url);
-    const onSubscription = this.bySubscription.get(subscription) ?? 0;
+    const state = this.bySubscription.get(subscription) ?? { starts: [], answering: false };
     const onHost = this.byHost.get(host) ?? 0;
-    if (onSubscription >= this.subscriptionCap(subscription)) return false;
+    if (state.starts.length >= this.subscriptionCap(subscription)) return false;
     if (onHost >= this.settings.perHost) {
       const waiting = this.waitingForHost.get(host) ?? new Set<string>();
       waiting.add(subscription);
       this.waitingForHost.set(host, waiting);
       return false;
     }
-    this.bySubscription.set(subscription, onSubscription + 1);
+    const started = performance.now();
+    state.starts.push(started);
+    this.bySubscription.set(subscription, state);
     this.byHost.set(host, onHost + 1);
-    const delivery = this.deliverer.deliver(row).finally(() => {
+    const delivery = this.deliverer.deliver(row).then((delivered) => {
       this.inFlight.delete(delivery);
-      decrement(this.bySubscription, subscription);
+      state.starts.splice(state.starts.indexOf(started), 1);
+      state.answering = delivered;
+      if (state.starts.length === 0) this.bySubscription.delete(subscription);
       decrement(this.byHost, host);
       this.waitingForHost.delete(host);
       this.slotFreed?.();
@@ -248,6 +267,14 @@ class WindowDispatcher implements Dispatcher {
       this.wakeSleeper = done;
     });
   }
+}
+
+/** A subscription's attempts in flight. */
+interface SubscriptionInFlight {
+  /** When each started (performance.now()), oldest first. */
+  starts: number[];
+  /** Whether its latest attempt was answered 2xx. */
+  answering: boolean;
 }
 
 /** The receiver's host:port, the unit of the per-host cap (an unparsable URL fails in the sender). */
