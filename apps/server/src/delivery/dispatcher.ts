@@ -67,6 +67,16 @@ class WindowDispatcher implements Dispatcher {
   private readonly byHost = new Map<string, number>();
   /** Subscriptions whose rows were handed back because their host was full: left out until it has room. */
   private readonly waitingForHost = new Map<string, Set<string>>();
+  /**
+   * Subscriptions with nothing in flight whose latest attempt was answered 2xx, so that they start again
+   * with their full cap; the most recent ANSWERED_REMEMBERED of them.
+   */
+  private readonly answered = new Set<string>();
+  /**
+   * The last claim left rows alone or handed some back for want of room under a cap: a finished attempt
+   * then makes the loop claim again, instead of the rows waiting for the next poll.
+   */
+  private heldBack = false;
   private readonly claiming = new Set<Promise<number>>();
   private slotFreed: (() => void) | undefined;
   private readonly running: Promise<void>;
@@ -169,8 +179,9 @@ class WindowDispatcher implements Dispatcher {
     const state = this.bySubscription.get(subscriptionId);
     // Slow: an attempt running for a quarter of the timeout (at most a second) is not a healthy receiver's.
     const slowAfter = Math.min(1000, timeoutMs / 4);
+    const answering = state ? state.answering : this.answered.has(subscriptionId);
     const oldest = state?.starts[0];
-    if (state?.answering && oldest !== undefined && now - oldest < slowAfter) return perSubscription;
+    if (answering && (oldest === undefined || now - oldest < slowAfter)) return perSubscription;
     const others = this.bySubscription.size - (state ? 1 : 0);
     const share = Math.floor(concurrency / (others + 1));
     return Math.max(1, Math.min(share, Math.floor(perSubscription / 4)));
@@ -190,17 +201,19 @@ class WindowDispatcher implements Dispatcher {
   /** Claims up to `limit` rows and starts delivering them; resolves with the number claimed. */
   private claimAndStart(limit: number): Promise<number> {
     const { database, clock } = this.options;
+    const excludeSubscriptions = this.fullSubscriptions();
     const claimed = claimDeliveries(database.db, database.dialect, {
       workerId: this.workerId,
       leaseMs: this.settings.leaseMs,
       limit,
       now: clock.now(),
-      excludeSubscriptions: this.fullSubscriptions(),
+      excludeSubscriptions,
     }).then(async (rows) => {
       const handedBack: string[] = [];
       for (const row of rows) {
         if (!this.start(row)) handedBack.push(row.id);
       }
+      this.heldBack = excludeSubscriptions.length > 0 || handedBack.length > 0;
       if (handedBack.length > 0) {
         this.logger.debug({ rows: handedBack.length }, 'claimed rows beyond a cap handed back');
         await releaseDeliveries(database.db, this.workerId, handedBack);
@@ -219,7 +232,10 @@ class WindowDispatcher implements Dispatcher {
   private start(row: ClaimedDelivery): boolean {
     const subscription = row.subscription_id;
     const host = hostOf(row.url);
-    const state = this.bySubscription.get(subscription) ?? { starts: [], answering: false };
+    const state = this.bySubscription.get(subscription) ?? {
+      starts: [],
+      answering: this.answered.has(subscription),
+    };
     const onHost = this.byHost.get(host) ?? 0;
     if (state.starts.length >= this.subscriptionCap(subscription)) return false;
     if (onHost >= this.settings.perHost) {
@@ -231,18 +247,32 @@ class WindowDispatcher implements Dispatcher {
     const started = performance.now();
     state.starts.push(started);
     this.bySubscription.set(subscription, state);
+    this.answered.delete(subscription);
     this.byHost.set(host, onHost + 1);
     const delivery = this.deliverer.deliver(row).then((delivered) => {
       this.inFlight.delete(delivery);
       state.starts.splice(state.starts.indexOf(started), 1);
       state.answering = delivered;
-      if (state.starts.length === 0) this.bySubscription.delete(subscription);
+      if (state.starts.length === 0) {
+        this.bySubscription.delete(subscription);
+        if (delivered) this.remember(subscription);
+      }
       decrement(this.byHost, host);
       this.waitingForHost.delete(host);
       this.slotFreed?.();
+      if (this.heldBack) this.wake();
     });
     this.inFlight.add(delivery);
     return true;
+  }
+
+  /** Remembers that the subscription's receiver answers, forgetting the oldest beyond the bound. */
+  private remember(subscription: string): void {
+    this.answered.add(subscription);
+    if (this.answered.size > ANSWERED_REMEMBERED) {
+      const oldest = this.answered.values().next().value;
+      if (oldest !== undefined) this.answered.delete(oldest);
+    }
   }
 
   /** Resolves when an attempt finishes (a slot is free) or the dispatcher stops. */
@@ -268,6 +298,9 @@ class WindowDispatcher implements Dispatcher {
     });
   }
 }
+
+/** Idle subscriptions remembered as answering (a few hundred kB at most). */
+const ANSWERED_REMEMBERED = 10_000;
 
 /** A subscription's attempts in flight. */
 interface SubscriptionInFlight {

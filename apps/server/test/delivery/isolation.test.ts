@@ -196,6 +196,24 @@ describeEachDialect('webhook delivery isolation on %s', (dialect) => {
     expect(stuckRows.every((row) => row.status === 'delivered' && Number(row.attempts) === 1)).toBe(true);
   });
 
+  it('a backlog beyond the caps drains as attempts finish, without waiting for a poll', async () => {
+    const healthyReceiver = await receiver();
+    const healthy = await seedSubscription(database, { url: healthyReceiver.url('/backlog') });
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push(await enqueue(database, healthy));
+    // Its first claim gets more rows than the caps let go; the rest must follow as soon as there is room
+    // (the next poll is an hour away).
+    dispatch({ pollIntervalMs: 3_600_000, batchSize: 32 });
+    await vi.waitFor(async () => {
+      const rows = await rowsOf(healthy.subscriptionId);
+      expect(rows.filter((row) => row.status === 'delivered')).toHaveLength(ids.length);
+    }, WAIT);
+    // Handed back untried, never counted: every row was attempted once.
+    const rows = await rowsOf(healthy.subscriptionId);
+    expect(rows.every((row) => Number(row.attempts) === 1)).toBe(true);
+    expect(healthyReceiver.requests).toHaveLength(ids.length);
+  });
+
   it('50 hanging receivers: the healthy one is served, each hanging one holds at most its cap', async () => {
     const healthyReceiver = await receiver();
     const healthy = await seedSubscription(database, { url: healthyReceiver.url('/healthy') });
