@@ -42,8 +42,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
  * runs while it waits) and starts them at once. A slow receiver then holds one slot, not a whole batch.
  *
  * Isolation: one destination never holds more than its share of the window. A subscription whose
- * receiver has answered its latest attempt with a 2xx, and has no attempt running longer than `slowMs`,
- * may have up to perSubscription attempts in flight; any other (new, failing, slow) at most its share of
+ * receiver has answered its latest attempt with a 2xx, and has no attempt running longer than a quarter
+ * of the timeout (at most a second), may have up to perSubscription attempts in flight; any other (new, failing, slow) at most its share of
  * the window, concurrency ÷ (subscriptions in flight, itself included), and at most a quarter of
  * perSubscription. A receiver host:port has at most perHost. Subscriptions that are full are left out of
  * the next claim; a row claimed beyond a cap is handed back at once, its attempt not counted
