@@ -202,7 +202,7 @@ export const SERVER_OPTIONS = {
       flag: 'delivery-per-subscription',
       env: 'PLATFORM_DELIVERY_PER_SUBSCRIPTION',
       parser: integer(1, 10_000),
-      default: '32',
+      default: '64',
       help: "a healthy subscription's attempts in flight at most (a failing or slow one: its share of the window)",
     }),
     /** Cap on the attempts in flight to one receiver origin (scheme, host and port), per dispatcher. */
@@ -210,7 +210,7 @@ export const SERVER_OPTIONS = {
       flag: 'delivery-per-host',
       env: 'PLATFORM_DELIVERY_PER_HOST',
       parser: integer(1, 10_000),
-      default: '48',
+      default: '64',
       help: 'attempts in flight to one host:port at most',
     }),
     /** Consecutive failed attempts of a subscription that open its circuit breaker. */
