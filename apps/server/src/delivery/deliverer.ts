@@ -15,9 +15,12 @@ import { deliveryHeaders } from './headers.js';
 import {
   type ClaimedDelivery,
   closeBreaker,
+  type DeliveryIntegration,
   type DeliveryOutcome,
+  type DeliverySubscription,
   disableSubscription,
-  findDeliveryTarget,
+  findIntegrations,
+  findSubscriptions,
   recordBreakerFailure,
   recordOutcomes,
   releaseDeliveries,
@@ -26,7 +29,7 @@ import {
 import { nextRetryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender, type Sender } from './sender.js';
 import { parseAllowList } from './ssrf.js';
-import { TickBatch } from './tick-batch.js';
+import { TickBatch, TickLoader } from './tick-batch.js';
 
 export interface DelivererOptions {
   db: Kysely<Database>;
@@ -54,12 +57,17 @@ export class Deliverer {
   private readonly sender: Sender;
   /** Callback tokens minted in the same turn, stored in one statement before their attempts are sent. */
   private readonly tokens: TickBatch<MintedCallbackToken['row']>;
+  /** Each attempt reads its subscription and integration; the attempts of one claim, in one query each. */
+  private readonly subscriptions: TickLoader<string, DeliverySubscription>;
+  private readonly integrations: TickLoader<string, DeliveryIntegration>;
   /** Outcomes waiting to be written: the attempts that finished in the same turn of the event loop. */
   private unrecorded: Array<{ id: string; outcome: DeliveryOutcome; settle: (error?: unknown) => void }> = [];
 
   constructor(private readonly options: DelivererOptions) {
     const { settings } = options;
     this.tokens = new TickBatch((rows) => insertCallbackTokens(options.db, rows));
+    this.subscriptions = new TickLoader((ids) => findSubscriptions(options.db, ids));
+    this.integrations = new TickLoader((ids) => findIntegrations(options.db, ids));
     this.sender = createSender({
       timeoutMs: settings.timeoutMs,
       allowList: parseAllowList(settings.allowList),
@@ -169,7 +177,10 @@ export class Deliverer {
     row: ClaimedDelivery,
   ): Promise<'held' | { outcome: AttemptOutcome; breaker: Breaker }> {
     const { db } = this.options;
-    const { subscription, integration } = await findDeliveryTarget(db, row);
+    const [subscription, integration] = await Promise.all([
+      this.subscriptions.load(row.subscription_id),
+      this.integrations.load(row.integration_id),
+    ]);
     const closed: Breaker = { failures: 0, openUntil: null, probe: false };
     const permanent = (error: string) => ({
       outcome: { kind: 'permanent', status: null, error } as const,

@@ -90,16 +90,42 @@ const selectIntegration = compiledQuery((db: Kysely<Database>, id: string) =>
   db.selectFrom('integrations').select(['id', 'signing_secret']).where('id', '=', id),
 );
 
-/** The subscription and integration of a delivery as they are now; undefined where deleted. */
-export async function findDeliveryTarget(
+/** A delivery's subscription as the attempt reads it. */
+export type DeliverySubscription = NonNullable<
+  Awaited<ReturnType<typeof selectSubscription>>['rows'][number]
+>;
+/** A delivery's integration as the attempt reads it. */
+export type DeliveryIntegration = NonNullable<Awaited<ReturnType<typeof selectIntegration>>['rows'][number]>;
+
+/**
+ * The subscriptions with these ids as they are now (deleted ones are missing). One id: the compiled
+ * query; several (the attempts a claim started together): one query for all.
+ */
+export async function findSubscriptions(
   db: Kysely<Database>,
-  delivery: Pick<ClaimedDelivery, 'subscription_id' | 'integration_id'>,
-) {
-  const [subscription, integration] = await Promise.all([
-    selectSubscription(db, delivery.subscription_id).then((result) => result.rows[0]),
-    selectIntegration(db, delivery.integration_id).then((result) => result.rows[0]),
-  ]);
-  return { subscription, integration };
+  ids: readonly string[],
+): Promise<Map<string, DeliverySubscription>> {
+  const rows =
+    ids.length === 1
+      ? (await selectSubscription(db, ids[0] as string)).rows
+      : await db
+          .selectFrom('subscriptions')
+          .select(['id', 'disabled_at', 'breaker_failures', 'breaker_open_until'])
+          .where('id', 'in', ids)
+          .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The integrations with these ids as they are now (deleted ones are missing), like findSubscriptions. */
+export async function findIntegrations(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Map<string, DeliveryIntegration>> {
+  const rows =
+    ids.length === 1
+      ? (await selectIntegration(db, ids[0] as string)).rows
+      : await db.selectFrom('integrations').select(['id', 'signing_secret']).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** What an attempt leaves on its row: done (delivered, failed) or pending with the next attempt's time. */
