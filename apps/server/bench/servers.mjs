@@ -192,6 +192,45 @@ export async function startReceiver(certificate, onRequest) {
   };
 }
 
+/**
+ * A receiver that fails every delivery, for the isolation scenario: `hang` accepts the request and never
+ * answers (the sender's timeout ends each attempt), a number answers that status at once. Counts the
+ * requests it got and, for `hang`, how many it holds open now and at most.
+ */
+export async function startFailingReceiver(certificate, behaviour) {
+  const open = new Set();
+  const stats = { requests: 0, open: 0, maxOpen: 0 };
+  const server = https.createServer(
+    { key: certificate.key, cert: certificate.cert, keepAliveTimeout: 60_000 },
+    (request, response) => {
+      stats.requests++;
+      request.resume();
+      if (behaviour !== 'hang') {
+        request.on('end', () => response.writeHead(behaviour).end());
+        return;
+      }
+      open.add(response);
+      stats.open = open.size;
+      stats.maxOpen = Math.max(stats.maxOpen, open.size);
+      response.on('close', () => {
+        open.delete(response);
+        stats.open = open.size;
+      });
+    },
+  );
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    stats,
+    url: (path) => `https://127.0.0.1:${server.address().port}${path}`,
+    close: () =>
+      new Promise((resolve) => {
+        for (const response of open) response.destroy();
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
 const postgresScript = 'scripts/postgres/postgres.sh';
 
 /**

@@ -239,6 +239,38 @@ export const SERVER_OPTIONS = {
       default: '64',
       help: 'webhook attempts in flight at once',
     }),
+    /** Cap on one subscription's attempts in flight, per dispatcher (see docs/delivery.md, isolation). */
+    perSubscription: option({
+      flag: 'delivery-per-subscription',
+      env: 'PLATFORM_DELIVERY_PER_SUBSCRIPTION',
+      parser: integer(1, 10_000),
+      default: '64',
+      help: "a healthy subscription's attempts in flight at most (a failing or slow one: its share of the window)",
+    }),
+    /** Cap on the attempts in flight to one receiver origin (scheme, host and port), per dispatcher. */
+    perHost: option({
+      flag: 'delivery-per-host',
+      env: 'PLATFORM_DELIVERY_PER_HOST',
+      parser: integer(1, 10_000),
+      default: '64',
+      help: 'attempts in flight to one host:port at most',
+    }),
+    /** Consecutive failed attempts of a subscription that open its circuit breaker. */
+    breakerThreshold: option({
+      flag: 'delivery-breaker-threshold',
+      env: 'PLATFORM_DELIVERY_BREAKER_THRESHOLD',
+      parser: integer(1, 1_000_000),
+      default: '5',
+      help: "consecutive failed attempts that open a subscription's circuit breaker",
+    }),
+    /** How long an open breaker holds a subscription's deliveries before one probe may go. */
+    breakerCooldownMs: option({
+      flag: 'delivery-breaker-cooldown',
+      env: 'PLATFORM_DELIVERY_BREAKER_COOLDOWN',
+      parser: duration(),
+      default: '30s',
+      help: 'how long an open breaker holds deliveries before a probe',
+    }),
     leaseMs: option({
       flag: 'delivery-lease',
       env: 'PLATFORM_DELIVERY_LEASE',

@@ -172,6 +172,38 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
     );
   });
 
+  it("shows each subscription's delivery circuit breaker: closed, open until a time, then half-open", async () => {
+    const integration = (
+      await server.call('POST', '/v1/chat/integrations', {
+        token,
+        json: { name: 'Breaker bot', scope: 'PUBLIC_CHANNELS' },
+      })
+    ).body;
+    const path = `/v1/chat/integrations/${integration.id}/subscriptions`;
+    const sub = await server.call('POST', path, {
+      token,
+      json: { eventType: 'MESSAGE_POSTED', url: 'https://hooks.example.com/breaker' },
+    });
+    expect(sub.body.circuitBreaker).toEqual({ state: 'CLOSED', consecutiveFailures: 0 });
+    // As the dispatcher leaves it after 5 failed attempts (delivery/outbox.ts).
+    const openUntil = server.clock.now() + 30_000;
+    await server.platform.services.db
+      .updateTable('subscriptions')
+      .set({ breaker_failures: 5, breaker_open_until: openUntil })
+      .where('id', '=', sub.body.id)
+      .execute();
+    const listed = async () =>
+      (await server.call('GET', path, { token })).body.subscriptions[0].circuitBreaker;
+    expect(await listed()).toEqual({
+      state: 'OPEN',
+      consecutiveFailures: 5,
+      openUntil: new Date(openUntil).toISOString(),
+    });
+    server.clock.advance(30_000);
+    expect(await listed()).toMatchObject({ state: 'HALF_OPEN', consecutiveFailures: 5 });
+    await server.call('DELETE', `/v1/chat/integrations/${integration.id}`, { token });
+  });
+
   it('writes every event to the outbox with a payload valid against the webhook schema', async () => {
     await clearOutbox();
     const room = await channel('events');

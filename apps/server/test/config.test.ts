@@ -164,6 +164,10 @@ describe('configuration', () => {
         pollIntervalMs: number;
         batchSize: number;
         concurrency: number;
+        perSubscription: number;
+        perHost: number;
+        breakerThreshold: number;
+        breakerCooldownMs: number;
         leaseMs: number;
         allowList: string[];
         caCertificates: string | undefined;

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { compiledQuery } from '../db/compiled-query.js';
-import type { Database } from '../db/schema.js';
+import type { CallbackTokensTable, Database } from '../db/schema.js';
 import { randomToken, sha256Hex } from './secrets.js';
 
 /*
@@ -71,12 +71,14 @@ export interface CallbackTarget {
   now: number;
 }
 
-/** The payload to send: the stored one with a freshly minted callback token in it. */
-export async function withCallbackToken(
-  db: Kysely<Database>,
-  storedPayload: string,
-  target: CallbackTarget,
-): Promise<string> {
+/** A minted callback token: the payload to send, with the token in it, and the row that stores its hash. */
+export interface MintedCallbackToken {
+  body: string;
+  row: Insertable<CallbackTokensTable>;
+}
+
+/** Mints a callback token into the stored payload; nothing is stored yet (insertCallbackTokens). */
+export function mintCallbackToken(storedPayload: string, target: CallbackTarget): MintedCallbackToken {
   const payload = JSON.parse(storedPayload) as {
     channel?: { id?: unknown };
     callback?: { url?: unknown; headers?: Record<string, string> };
@@ -86,15 +88,52 @@ export async function withCallbackToken(
     throw new Error('stored payload has no channel id or callback');
   }
   const token = randomToken(32, 'hex');
-  await insertCallbackToken(
-    db,
-    sha256Hex(token),
-    target.instanceId,
-    target.integrationId,
-    channelId,
-    target.eventAt + target.callbackTtlMs,
-    target.now,
-  );
   payload.callback.headers = { ...payload.callback.headers, [CALLBACK_TOKEN_HEADER]: token };
-  return JSON.stringify(payload);
+  return {
+    body: JSON.stringify(payload),
+    row: {
+      token_hash: sha256Hex(token),
+      instance_id: target.instanceId,
+      integration_id: target.integrationId,
+      channel_id: channelId,
+      expires_at: target.eventAt + target.callbackTtlMs,
+      created_at: target.now,
+    },
+  };
+}
+
+/** Stores minted tokens' hashes, several in one statement (the dispatcher's attempts of one turn). */
+export async function insertCallbackTokens(
+  db: Kysely<Database>,
+  rows: ReadonlyArray<Insertable<CallbackTokensTable>>,
+): Promise<void> {
+  const [only] = rows;
+  if (!only) return;
+  if (rows.length === 1) {
+    await insertCallbackToken(
+      db,
+      only.token_hash,
+      only.instance_id,
+      only.integration_id,
+      only.channel_id,
+      only.expires_at,
+      only.created_at,
+    );
+    return;
+  }
+  await db
+    .insertInto('callback_tokens')
+    .values([...rows])
+    .execute();
+}
+
+/** The payload to send: the stored one with a freshly minted callback token in it, stored. */
+export async function withCallbackToken(
+  db: Kysely<Database>,
+  storedPayload: string,
+  target: CallbackTarget,
+): Promise<string> {
+  const { body, row } = mintCallbackToken(storedPayload, target);
+  await insertCallbackTokens(db, [row]);
+  return body;
 }

@@ -346,6 +346,18 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`ANALYZE sqlite_schema`.execute(db);
       },
     },
+    '0007_delivery_circuit_breaker': {
+      // Each subscription's circuit breaker (delivery/breaker.ts), kept in the database so that every
+      // instance sharing it sees the same state: consecutive failed attempts, and until when no attempt
+      // goes out (open; a past time with the threshold reached is half-open: one probe may go).
+      async up(db: AnyDb) {
+        await db.schema
+          .alterTable('subscriptions')
+          .addColumn('breaker_failures', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema.alterTable('subscriptions').addColumn('breaker_open_until', 'bigint').execute();
+      },
+    },
   };
 }
 

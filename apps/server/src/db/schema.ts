@@ -155,6 +155,10 @@ export interface SubscriptionsTable {
   slash_command: string | null;
   /** Set by the dispatcher on 410 Gone; a disabled subscription gets no new events. */
   disabled_at: number | null;
+  /** Consecutive failed attempts (the circuit breaker, delivery/breaker.ts); 0 after a success. */
+  breaker_failures: ColumnType<number, number | undefined, number>;
+  /** While in the future, no attempt is sent (open); past with the threshold reached: half-open. */
+  breaker_open_until: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
 }
 

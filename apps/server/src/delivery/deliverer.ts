@@ -3,7 +3,11 @@
 // what came of it — delivered, retry later (schedule.ts), failed, or its subscription disabled on 410.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { withCallbackToken } from '../auth/callback-tokens.js';
+import {
+  insertCallbackTokens,
+  type MintedCallbackToken,
+  mintCallbackToken,
+} from '../auth/callback-tokens.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import { storageFault } from '../db/faults.js';
@@ -11,14 +15,22 @@ import type { Database } from '../db/schema.js';
 import { deliveryHeaders } from './headers.js';
 import {
   type ClaimedDelivery,
+  closeBreaker,
+  type DeliveryIntegration,
   type DeliveryOutcome,
+  type DeliverySubscription,
   disableSubscription,
-  findDeliveryTarget,
+  findIntegrations,
+  findSubscriptions,
+  recordBreakerFailure,
   recordOutcomes,
+  releaseDeliveries,
+  takeBreakerProbe,
 } from './outbox.js';
 import { nextRetryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender, type Sender } from './sender.js';
 import { parseAllowList } from './ssrf.js';
+import { TickBatch, TickLoader } from './tick-batch.js';
 
 export interface DelivererOptions {
   db: Kysely<Database>;
@@ -32,32 +44,52 @@ export interface DelivererOptions {
   random: () => number;
 }
 
+/** A subscription's circuit breaker as read with the attempt (outbox.ts keeps it). */
+interface Breaker {
+  failures: number;
+  /** null: closed; future: open; past: half-open. */
+  openUntil: number | null;
+  /** This attempt is the half-open breaker's probe. */
+  probe: boolean;
+}
+
 /** Delivers the rows one dispatcher claims, over its own connections to the receivers. */
 export class Deliverer {
   private readonly sender: Sender;
+  /** Callback tokens minted in the same turn, stored in one statement before their attempts are sent. */
+  private readonly tokens: TickBatch<MintedCallbackToken['row']>;
+  /** Each attempt reads its subscription and integration; the attempts of one claim, in one query each. */
+  private readonly subscriptions: TickLoader<string, DeliverySubscription>;
+  private readonly integrations: TickLoader<string, DeliveryIntegration>;
   /** Outcomes waiting to be written: the attempts that finished in the same turn of the event loop. */
   private unrecorded: Array<{ id: string; outcome: DeliveryOutcome; settle: (error?: unknown) => void }> = [];
   private retrying = true;
 
   constructor(private readonly options: DelivererOptions) {
     const { settings } = options;
+    this.tokens = new TickBatch((rows) => insertCallbackTokens(options.db, rows));
+    this.subscriptions = new TickLoader((ids) => findSubscriptions(options.db, ids));
+    this.integrations = new TickLoader((ids) => findIntegrations(options.db, ids));
     this.sender = createSender({
       timeoutMs: settings.timeoutMs,
       allowList: parseAllowList(settings.allowList),
       caCertificates: settings.caCertificates,
-      maxSocketsPerHost: settings.concurrency,
+      // The dispatcher keeps each host within its cap; the agent never makes an attempt queue.
+      maxSocketsPerHost: Math.max(settings.perHost, settings.concurrency),
     });
   }
 
   /**
-   * Attempts the delivery and records its outcome. Never rejects: an outcome that cannot be recorded is
-   * logged, and the row is tried again once its lease runs out.
+   * Attempts the delivery and records its outcome; resolves with whether the receiver took it (2xx), which
+   * the dispatcher's caps go by. Never rejects: an outcome that cannot be recorded is logged, and the row
+   * is tried again once its lease runs out.
    */
-  async deliver(row: ClaimedDelivery): Promise<void> {
+  async deliver(row: ClaimedDelivery): Promise<boolean> {
     try {
-      await this.attemptAndRecord(row);
+      return (await this.attemptAndRecord(row)) === 'delivered';
     } catch (error) {
       this.options.logger.error({ deliveryId: row.id, err: error }, 'webhook delivery could not be recorded');
+      return false;
     }
   }
 
@@ -74,10 +106,13 @@ export class Deliverer {
     this.sender.close();
   }
 
-  private async attemptAndRecord(row: ClaimedDelivery): Promise<void> {
+  /** The attempt's outcome, once recorded ('held': not attempted, handed back). */
+  private async attemptAndRecord(row: ClaimedDelivery): Promise<AttemptOutcome['kind'] | 'held'> {
     const { clock, logger } = this.options;
     const started = clock.now();
-    const outcome = await this.attempt(row);
+    const result = await this.attempt(row);
+    if (result === 'held') return 'held';
+    const { outcome, breaker } = result;
     const now = clock.now();
     const log = { deliveryId: row.id, eventType: row.event_type, attempt: row.attempts, ms: now - started };
     switch (outcome.kind) {
@@ -89,20 +124,27 @@ export class Deliverer {
           last_status: outcome.status,
           last_error: null,
         });
-        return;
+        if (breaker.failures > 0 || breaker.openUntil !== null) {
+          await closeBreaker(this.options.db, row.subscription_id);
+          if (breaker.probe || breaker.openUntil !== null) {
+            logger.info({ subscriptionId: row.subscription_id }, 'webhook circuit breaker closed');
+          }
+        }
+        return outcome.kind;
       case 'gone':
         logger.warn(
           { ...log, subscriptionId: row.subscription_id },
           'webhook receiver answered 410 Gone: subscription disabled',
         );
         await disableSubscription(this.options.db, row.subscription_id, row.id, now);
-        return;
+        return outcome.kind;
       case 'permanent':
         logger.error({ ...log, error: outcome.error }, 'webhook delivery failed permanently');
         await this.record(row, { status: 'failed', last_status: outcome.status, last_error: outcome.error });
-        return;
+        return outcome.kind;
       case 'retryable': {
         const { settings, random } = this.options;
+        await this.countFailure(row, breaker, now);
         const delay = nextRetryDelayMs(
           row.attempts,
           outcome.retryAfter,
@@ -120,7 +162,7 @@ export class Deliverer {
             last_status: outcome.status,
             last_error: outcome.error,
           });
-          return;
+          return outcome.kind;
         }
         logger.warn(
           { ...log, status: outcome.status, error: outcome.error, retryInMs: delay },
@@ -132,31 +174,98 @@ export class Deliverer {
           last_status: outcome.status,
           last_error: outcome.error,
         });
-        return;
+        return outcome.kind;
       }
     }
   }
 
-  private async attempt(row: ClaimedDelivery): Promise<AttemptOutcome> {
-    const { db, clock } = this.options;
-    const { subscription, integration } = await findDeliveryTarget(db, row);
+  /**
+   * The attempt's outcome, and the breaker as it was before it ('held': the breaker did not let the row
+   * go, and it was handed back untried).
+   */
+  private async attempt(
+    row: ClaimedDelivery,
+  ): Promise<'held' | { outcome: AttemptOutcome; breaker: Breaker }> {
+    const { db } = this.options;
+    const [subscription, integration] = await Promise.all([
+      this.subscriptions.load(row.subscription_id),
+      this.integrations.load(row.integration_id),
+    ]);
+    const closed: Breaker = { failures: 0, openUntil: null, probe: false };
+    const permanent = (error: string) => ({
+      outcome: { kind: 'permanent', status: null, error } as const,
+      breaker: closed,
+    });
     // A deleted integration or subscription receives nothing more, not even events already queued.
-    if (!integration) return { kind: 'permanent', status: null, error: 'integration deleted' };
-    if (!subscription) return { kind: 'permanent', status: null, error: 'subscription deleted' };
-    if (subscription.disabled_at !== null)
-      return { kind: 'permanent', status: null, error: 'subscription disabled' };
+    if (!integration) return permanent('integration deleted');
+    if (!subscription) return permanent('subscription deleted');
+    if (subscription.disabled_at !== null) return permanent('subscription disabled');
+    const breaker: Breaker = {
+      failures: subscription.breaker_failures,
+      openUntil: subscription.breaker_open_until,
+      probe: false,
+    };
+    if (!(await this.breakerLetsGo(row, breaker))) {
+      await releaseDeliveries(db, this.options.workerId, [row.id]);
+      return 'held';
+    }
+    return { outcome: await this.send(row, integration.signing_secret), breaker };
+  }
+
+  /**
+   * Closed: go. Open (claimed just before it opened): no. Half-open: only the one probe, whichever
+   * attempt of whichever instance takes it first.
+   */
+  private async breakerLetsGo(row: ClaimedDelivery, breaker: Breaker): Promise<boolean> {
+    const { db, clock, settings, logger } = this.options;
+    if (breaker.openUntil === null) return true;
+    const now = clock.now();
+    if (breaker.openUntil > now) return false;
+    // The probe holds the breaker until its own deadline: if its process dies, another may go then.
+    const probe = await takeBreakerProbe(db, row.subscription_id, now, now + settings.timeoutMs + 1000);
+    breaker.probe = probe;
+    if (probe) {
+      logger.info(
+        { subscriptionId: row.subscription_id, deliveryId: row.id, failures: breaker.failures },
+        'webhook circuit breaker half-open: one probe goes',
+      );
+    }
+    return probe;
+  }
+
+  /** A failed attempt counts on the breaker; at the threshold (or a failed probe) the breaker opens. */
+  private async countFailure(row: ClaimedDelivery, before: Breaker, now: number): Promise<void> {
+    const { db, settings, logger } = this.options;
+    const state = await recordBreakerFailure(db, row.subscription_id, {
+      now,
+      threshold: settings.breakerThreshold,
+      cooldownMs: settings.breakerCooldownMs,
+    });
+    // Logged on the transition only, not for each attempt that was in flight when it opened.
+    if (state && (before.probe || state.failures === settings.breakerThreshold)) {
+      logger.warn(
+        { subscriptionId: row.subscription_id, failures: state.failures, openUntil: state.openUntil },
+        before.probe
+          ? 'webhook circuit breaker re-opened: the probe failed'
+          : 'webhook circuit breaker opened: deliveries held',
+      );
+    }
+  }
+
+  private async send(row: ClaimedDelivery, signingSecret: string | null): Promise<AttemptOutcome> {
+    const { clock } = this.options;
     let headers: Record<string, string>;
-    let body: string;
+    let minted: MintedCallbackToken;
     try {
       const now = clock.now();
-      body = await withCallbackToken(db, row.payload, {
+      minted = mintCallbackToken(row.payload, {
         instanceId: row.instance_id,
         integrationId: row.integration_id,
         eventAt: row.created_at,
         callbackTtlMs: this.options.callbackTtlMs,
         now,
       });
-      headers = deliveryHeaders(row, integration.signing_secret, now, body);
+      headers = deliveryHeaders(row, signingSecret, now, minted.body);
     } catch (error) {
       return {
         kind: 'permanent',
@@ -164,7 +273,10 @@ export class Deliverer {
         error: `cannot build the request: ${(error as Error).message}`,
       };
     }
-    return this.sender.send(row.url, headers, body);
+    // Stored before the receiver can use it. A database that cannot store it fails this call (deliver()
+    // logs it; the row is tried again once its lease runs out), not the delivery.
+    await this.tokens.add(minted.row);
+    return this.sender.send(row.url, headers, minted.body);
   }
 
   /**

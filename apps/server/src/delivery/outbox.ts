@@ -1,7 +1,8 @@
 // The dispatcher's statements on the `event_deliveries` outbox, each a small function taking the database
 // (as graphile-worker's getJob/completeJob/failJob): claim due rows under a lease, read what an attempt
-// needs, record outcomes, and disable a subscription whose receiver answered 410 Gone.
-import type { Kysely, Selectable } from 'kysely';
+// needs, record outcomes, hand back rows held by a cap or a breaker, keep each subscription's circuit
+// breaker, and disable a subscription whose receiver answered 410 Gone.
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, Dialect, EventDeliveriesTable } from '../db/schema.js';
 
@@ -26,9 +27,14 @@ export interface Claim {
   leaseMs: number;
   limit: number;
   now: number;
+  /** Subscriptions this worker has no room for now (their caps are full): their rows are left alone. */
+  excludeSubscriptions?: readonly string[];
 }
 
-/** Locks up to `limit` due rows for `leaseMs` and counts the attempt on each; returns them. */
+/**
+ * Locks up to `limit` due rows for `leaseMs` and counts the attempt on each; returns them. Rows of a
+ * subscription whose circuit breaker is open (`breaker_open_until` in the future) are not due.
+ */
 export async function claimDeliveries(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -41,8 +47,20 @@ export async function claimDeliveries(
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('subscriptions')
+            .select(sql.lit(1).as('open'))
+            .whereRef('subscriptions.id', '=', 'event_deliveries.subscription_id')
+            .where('subscriptions.breaker_open_until', '>', now),
+        ),
+      ),
+    )
     .orderBy('next_attempt_at')
     .limit(claim.limit);
+  const excluded = claim.excludeSubscriptions ?? [];
+  if (excluded.length > 0) due = due.where('subscription_id', 'not in', excluded);
   // PostgreSQL: rows another instance is claiming right now are skipped, not waited for. SQLite: the
   // single UPDATE … RETURNING statement is atomic (one writer at a time), which is the whole claim.
   if (dialect === 'postgres') due = due.forUpdate().skipLocked();
@@ -63,22 +81,51 @@ export async function claimDeliveries(
 
 // Read for every attempt: compiled once (db/compiled-query.ts).
 const selectSubscription = compiledQuery((db: Kysely<Database>, id: string) =>
-  db.selectFrom('subscriptions').select(['id', 'disabled_at']).where('id', '=', id),
+  db
+    .selectFrom('subscriptions')
+    .select(['id', 'disabled_at', 'breaker_failures', 'breaker_open_until'])
+    .where('id', '=', id),
 );
 const selectIntegration = compiledQuery((db: Kysely<Database>, id: string) =>
   db.selectFrom('integrations').select(['id', 'signing_secret']).where('id', '=', id),
 );
 
-/** The subscription and integration of a delivery as they are now; undefined where deleted. */
-export async function findDeliveryTarget(
+/** A delivery's subscription as the attempt reads it. */
+export type DeliverySubscription = NonNullable<
+  Awaited<ReturnType<typeof selectSubscription>>['rows'][number]
+>;
+/** A delivery's integration as the attempt reads it. */
+export type DeliveryIntegration = NonNullable<Awaited<ReturnType<typeof selectIntegration>>['rows'][number]>;
+
+/**
+ * The subscriptions with these ids as they are now (deleted ones are missing). One id: the compiled
+ * query; several (the attempts a claim started together): one query for all.
+ */
+export async function findSubscriptions(
   db: Kysely<Database>,
-  delivery: Pick<ClaimedDelivery, 'subscription_id' | 'integration_id'>,
-) {
-  const [subscription, integration] = await Promise.all([
-    selectSubscription(db, delivery.subscription_id).then((result) => result.rows[0]),
-    selectIntegration(db, delivery.integration_id).then((result) => result.rows[0]),
-  ]);
-  return { subscription, integration };
+  ids: readonly string[],
+): Promise<Map<string, DeliverySubscription>> {
+  const rows =
+    ids.length === 1
+      ? (await selectSubscription(db, ids[0] as string)).rows
+      : await db
+          .selectFrom('subscriptions')
+          .select(['id', 'disabled_at', 'breaker_failures', 'breaker_open_until'])
+          .where('id', 'in', ids)
+          .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The integrations with these ids as they are now (deleted ones are missing), like findSubscriptions. */
+export async function findIntegrations(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Map<string, DeliveryIntegration>> {
+  const rows =
+    ids.length === 1
+      ? (await selectIntegration(db, ids[0] as string)).rows
+      : await db.selectFrom('integrations').select(['id', 'signing_secret']).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** What an attempt leaves on its row: done (delivered, failed) or pending with the next attempt's time. */
@@ -154,4 +201,94 @@ export async function disableSubscription(
       .where('id', '=', deliveryId)
       .execute();
   });
+}
+
+/**
+ * Hands claimed rows back untried (a cap had no room, or the breaker holds them): unlocked, and the
+ * attempt the claim counted is taken back, so holding a row back never spends its retries.
+ */
+export async function releaseDeliveries(
+  db: Kysely<Database>,
+  workerId: string,
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('event_deliveries')
+    .set((eb) => ({ locked_until: null, locked_by: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', 'in', ids)
+    .where('locked_by', '=', workerId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Half-open breaker: takes the one probe, marking the breaker busy until `probeUntil` (the probe's
+ * deadline), so that no other attempt — of this worker or another instance — goes meanwhile. False when
+ * someone else took it first or the breaker is not half-open any more.
+ */
+export async function takeBreakerProbe(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  now: number,
+  probeUntil: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('subscriptions')
+    .set({ breaker_open_until: probeUntil })
+    .where('id', '=', subscriptionId)
+    .where('breaker_open_until', 'is not', null)
+    .where('breaker_open_until', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Counts a failed attempt on the subscription's breaker; at `threshold` consecutive failures (or when
+ * it was a probe that failed) the breaker opens until `now + cooldownMs`, and the subscription's waiting
+ * rows are moved to that time, so that claims do not walk over them meanwhile. Returns the new state.
+ */
+export async function recordBreakerFailure(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  options: { now: number; threshold: number; cooldownMs: number },
+): Promise<{ failures: number; openUntil: number | null } | undefined> {
+  const { now, threshold, cooldownMs } = options;
+  const openUntil = now + cooldownMs;
+  const row = await db
+    .updateTable('subscriptions')
+    .set((eb) => ({
+      breaker_failures: eb('breaker_failures', '+', 1),
+      breaker_open_until: eb
+        .case()
+        .when(eb('breaker_failures', '>=', threshold - 1))
+        .then(openUntil)
+        .else(eb.ref('breaker_open_until'))
+        .end(),
+    }))
+    .where('id', '=', subscriptionId)
+    .returning(['breaker_failures', 'breaker_open_until'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const state = { failures: Number(row.breaker_failures), openUntil: row.breaker_open_until };
+  if (state.openUntil === openUntil) {
+    await db
+      .updateTable('event_deliveries')
+      .set({ next_attempt_at: openUntil })
+      .where('subscription_id', '=', subscriptionId)
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<', openUntil)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .execute();
+  }
+  return state;
+}
+
+/** A success closes the breaker: no failures counted, nothing held. */
+export async function closeBreaker(db: Kysely<Database>, subscriptionId: string): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set({ breaker_failures: 0, breaker_open_until: null })
+    .where('id', '=', subscriptionId)
+    .execute();
 }

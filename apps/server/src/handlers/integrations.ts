@@ -5,7 +5,7 @@ import { ChannelAccess, findAccessibleChannel, findChannel } from '../chat/acces
 import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/schema.js';
 import { ApiProblem, badRequest } from '../errors.js';
 import { messageById, nextMessageTime } from './chat.js';
-import { foundOr404, notFoundProblem } from './common.js';
+import { foundOr404, iso, notFoundProblem } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
 
 /*
@@ -34,14 +34,26 @@ function integrationBody(
   return body;
 }
 
-function subscriptionBody(row: Selectable<SubscriptionsTable>): Schemas['Subscription'] {
+function subscriptionBody(row: Selectable<SubscriptionsTable>, now: number): Schemas['Subscription'] {
   const body: Schemas['Subscription'] = {
     id: row.id,
     eventType: row.event_type as Schemas['ChatEventType'],
     url: row.url,
+    circuitBreaker: circuitBreakerBody(row, now),
   };
   if (row.slash_command !== null) body.slashCommand = row.slash_command;
   return body;
+}
+
+/** The delivery breaker's columns (docs/delivery.md): no time is closed, a future one open, a past one half-open. */
+function circuitBreakerBody(
+  row: Pick<Selectable<SubscriptionsTable>, 'breaker_failures' | 'breaker_open_until'>,
+  now: number,
+): Schemas['SubscriptionCircuitBreaker'] {
+  const consecutiveFailures = row.breaker_failures;
+  const openUntil = row.breaker_open_until;
+  if (openUntil === null) return { state: 'CLOSED', consecutiveFailures };
+  return { state: openUntil > now ? 'OPEN' : 'HALF_OPEN', consecutiveFailures, openUntil: iso(openUntil) };
 }
 
 async function findIntegration(db: Kysely<Database>, instanceId: number, id: string) {
@@ -183,10 +195,12 @@ export const integrationHandlers = {
       slash_command:
         typeof ctx.body.slashCommand === 'string' ? `/${ctx.body.slashCommand.replace(/^\//, '')}` : null,
       disabled_at: null,
+      breaker_failures: 0,
+      breaker_open_until: null,
       created_at: clock.now(),
     };
     await db.insertInto('subscriptions').values(row).execute();
-    return { body: subscriptionBody(row) };
+    return { body: subscriptionBody(row, row.created_at) };
   },
 
   async listSubscriptions(ctx) {
@@ -202,7 +216,8 @@ export const integrationHandlers = {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return { body: { subscriptions: rows.map(subscriptionBody) } };
+    const now = ctx.services.clock.now();
+    return { body: { subscriptions: rows.map((row) => subscriptionBody(row, now)) } };
   },
 
   async deleteSubscription(ctx) {
