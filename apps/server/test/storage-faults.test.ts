@@ -16,6 +16,7 @@ import { type CreatedClient, createClient } from '../src/auth/clients.js';
 import { systemClock } from '../src/clock.js';
 import { createDatabase } from '../src/db/database.js';
 import { type ServeProcess, startServeProcess } from './delivery/support.js';
+import { apiClient } from './helpers/api.js';
 import { schemaProblems } from './helpers/spec-validator.js';
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
@@ -62,28 +63,10 @@ function fillUp(dir: string): string {
   return path;
 }
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: unknown;
-}
-
+/** A call whose answer is checked against the spec (helpers/api.ts): a 503 must be the documented one. */
 async function call(baseUrl: string, method: string, path: string, token?: string, json?: unknown) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `bearer ${token}` } : {}),
-      ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
-    signal: AbortSignal.timeout(120_000),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    retryAfter: response.headers.get('retry-after'),
-    body: text ? JSON.parse(text) : undefined,
-  } satisfies Answer;
+  const answer = await apiClient(baseUrl)(method, path, { token, json });
+  return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: answer.body };
 }
 
 /** Whether this machine lets the test mount a tmpfs: one is mounted and unmounted at once. */
@@ -158,7 +141,7 @@ function fullDisk() {
     if (!mount) throw new Error('no tmpfs');
     filler = fillUp(mount);
     // Until SQLite needs a page it does not have, a write may still fit (the WAL reuses its space).
-    const answers: Answer[] = [];
+    const answers: Awaited<ReturnType<typeof call>>[] = [];
     for (let n = 1; n <= 2_000 && !answers.some((a) => a.status === 503); n++)
       answers.push(await createUser(n));
     const refused = answers.filter((a) => a.status !== 201);
