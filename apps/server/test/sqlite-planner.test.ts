@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.js';
+import { migrateUpTo } from '../src/db/migrations.js';
 
 /*
  * SQLite's planner with statistics taken when the tables were nearly empty scans tables it should look up
@@ -49,12 +50,15 @@ describe('SQLite planner statistics', () => {
   it('forgets statistics an earlier version left, and looks rows up by key', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'planner-'));
     dirs.push(dataDir);
-    await (await start(dataDir)).close();
-    open.length = 0;
+    // A database of the version before the fix: migrated up to 0005 only.
+    const earlier = new Kysely({
+      dialect: new SqliteDialect({ database: new SQLite(join(dataDir, 'platform.sqlite')) }),
+    });
+    await migrateUpTo(earlier, 'sqlite', '0005_self_waking_outbox');
+    await earlier.destroy();
     // What earlier versions did at every start: analyse the (then small) tables.
     const file = new SQLite(join(dataDir, 'platform.sqlite'));
-    file.exec(`DELETE FROM kysely_migration WHERE name = '0006_no_stale_planner_statistics';
-      INSERT INTO instances (name, domain, created_at) VALUES ('i', 'i.example.com', 0);
+    file.exec(`INSERT INTO instances (name, domain, created_at) VALUES ('i', 'i.example.com', 0);
       INSERT INTO users (instance_id, name, email, role, created_at, updated_at)
         VALUES (1, 'Ada', 'ada@example.com', 'Admin', 0, 0);
       INSERT INTO channels (id, instance_id, title, visibility, creator_id, created_at)

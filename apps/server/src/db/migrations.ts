@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration';
 import { type Dialect, OUTBOX_CHANNEL } from './schema.js';
 
 /*
@@ -366,13 +366,25 @@ function migrations(dialect: Dialect): Record<string, Migration> {
  * otherwise looks for them in every schema of the database and may find another schema's.
  */
 export async function migrateToLatest(db: AnyDb, dialect: Dialect, schema?: string): Promise<void> {
+  const migrator = migratorFor(db, dialect, schema);
+  throwIfFailed(await migrator.migrateToLatest());
+}
+
+/** Migrates up to and including `last` only: an earlier version's database, for tests of later migrations. */
+export async function migrateUpTo(db: AnyDb, dialect: Dialect, last: string): Promise<void> {
+  throwIfFailed(await migratorFor(db, dialect).migrateTo(last));
+}
+
+function migratorFor(db: AnyDb, dialect: Dialect, schema?: string): Migrator {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const migrator = new Migrator({
+  return new Migrator({
     db,
     provider,
     ...(dialect === 'postgres' ? { migrationTableSchema: schema ?? 'public' } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+function throwIfFailed({ error, results }: MigrationResultSet): void {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(
