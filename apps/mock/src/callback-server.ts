@@ -3,10 +3,11 @@
 // content type, the size and the body against the spec, and answers as the spec documents: 201 with the
 // posted ChatMessage, or an ApiError (400 with `details`, 401, 404, 405, 413, 415).
 import { randomBytes } from 'node:crypto';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSpecAjv, isJsonMediaType, isObject, joinPointer, SPEC_ID } from '@platform-api/validator';
 import { CALLBACK_CHALLENGE, type ChatEvents } from './events.js';
+import { sendJson } from './json-response.js';
 
 /** The JSON body limit the spec's PayloadTooLarge response states (1 MiB). */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -61,18 +62,18 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
   const server = http.createServer((request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
     if (pathname !== path) {
-      send(response, 404, error(404, pathname, `No callback here; this event's callback is ${path}.`));
+      sendJson(response, 404, error(404, pathname, `No callback here; this event's callback is ${path}.`));
       return;
     }
     if (request.method !== method) {
-      send(response, 405, error(405, pathname, `Use ${method}.`), { allow: method });
+      sendJson(response, 405, error(405, pathname, `Use ${method}.`), { allow: method });
       return;
     }
     readBody(request, MAX_BODY_BYTES).then((body) => {
       const result = answer(request, body);
       // Settled once the answer is sent: `trigger` closes this server as soon as it has the post-back.
       response.once('finish', () => settle({ ...result, body: body ?? '' }));
-      send(response, result.status, result.answer, result.headers);
+      sendJson(response, result.status, result.answer, result.headers);
     });
   });
 
@@ -217,21 +218,6 @@ function error(status: number, path: string, message: string, details?: Detail[]
     toe: `MOCK-${randomBytes(6).toString('hex').toUpperCase()}`,
     ...(details && details.length > 0 ? { details } : {}),
   };
-}
-
-function send(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  response.end(text);
 }
 
 /** The body as text, or undefined when it is longer than `limit` bytes (the rest is not read). */

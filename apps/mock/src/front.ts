@@ -11,6 +11,7 @@
 // paging and discovery headers built from the request.
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { missingRequiredInOneOf, type Operation, parseRequestBody } from '@platform-api/validator';
+import { sendJson } from './json-response.js';
 import type { QueryReader } from './query.js';
 
 /** Hop-by-hop fields (RFC 9110 §7.6.1): each side of the front has its own connection. */
@@ -170,7 +171,7 @@ export function createFront(upstream: { host: string; port: number }, options: F
     if (methods && !methods.includes(request.method ?? '')) {
       if (options.ownMethodNotAllowed && errorBody) {
         const message = `Method not allowed; this path supports ${methods.join(', ')}`;
-        answerError(response, 405, errorBody(405, pathname, message), { allow: methods.join(', ') });
+        sendJson(response, 405, errorBody(405, pathname, message), { allow: methods.join(', ') });
         request.resume();
         return;
       }
@@ -200,7 +201,7 @@ export function createFront(upstream: { host: string; port: number }, options: F
     request.on('end', () => {
       const received = Buffer.concat(chunks);
       if (json && errorBody && methods && size > 0 && size <= MAX_RULED_BODY && !isJson(received)) {
-        answerError(response, 400, errorBody(400, pathname, 'The body is not valid JSON.'));
+        sendJson(response, 400, errorBody(400, pathname, 'The body is not valid JSON.'));
         return;
       }
       const body = json && size <= MAX_RULED_BODY ? headerSafeNames(received) : received;
@@ -244,21 +245,6 @@ function isJson(body: Buffer): boolean {
   } catch {
     return false;
   }
-}
-
-function answerError(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  response.end(text);
 }
 
 /** The documented 400 the front asked Prism for, naming the request's path as a 401 does. */
