@@ -13,9 +13,18 @@ import type { JsonObject } from '@platform-api/validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, loadBundle, namedExample, namedObjectExample, SpecValidator } from '../../src/index.js';
 import { referenceServerDatabases } from '../platform/support/reference-server.js';
-import { asArray, asObject, idsOf, logCaughtUp, prismRequests, successExamples } from './support/judging.js';
+import {
+  asArray,
+  asObject,
+  idsOf,
+  logCaughtUp,
+  okValue as okValueOf,
+  prismRequests,
+  stepOf,
+  successExamples,
+} from './support/judging.js';
 import { type LoggedServer, startLoggedServer } from './support/logged-server.js';
-import { describeNodeStep, type NodeWalkRun, type NodeWalkStep, runNodeWalk } from './support/node-sdk.js';
+import { describeNodeStep, type NodeWalkRun, runNodeWalk } from './support/node-sdk.js';
 import { startTlsFront, type TlsFront } from './support/tls-front.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
@@ -32,18 +41,7 @@ const fixtures = {
 };
 const csvExport = String(namedExample(validator, 'DatasetCsvExport'));
 
-function stepOf(run: NodeWalkRun, name: string): NodeWalkStep {
-  const step = run.steps.find((candidate) => candidate.name === name);
-  expect(step, `the walk did not report the step ${name}`).toBeDefined();
-  return step as NodeWalkStep;
-}
-
-/** The step succeeded as the SDK sees it; its value, with the step's requests in any failure message. */
-function okValue(run: NodeWalkRun, name: string): unknown {
-  const step = stepOf(run, name);
-  expect(step.ok, describeNodeStep(step)).toBe(true);
-  return step.value;
-}
+const okValue = (run: NodeWalkRun, name: string): unknown => okValueOf(run, name, describeNodeStep);
 
 /** Every field of `sent` that `record` carries, read back as sent (at least one). */
 function expectFieldsOf(record: JsonObject, sent: JsonObject): void {

@@ -13,16 +13,18 @@ import type { JsonObject } from '@platform-api/validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, loadBundle, namedExample, namedObjectExample, SpecValidator } from '../../src/index.js';
 import { referenceServerDatabases } from '../platform/support/reference-server.js';
-import { asArray, asObject, idsOf, logCaughtUp, prismRequests, successExamples } from './support/judging.js';
-import { type LoggedServer, startLoggedServer } from './support/logged-server.js';
 import {
-  describeStep,
-  type Exchange,
-  pythonSdk,
-  runWalk,
-  type WalkRun,
-  type WalkStep,
-} from './support/python-sdk.js';
+  asArray,
+  asObject,
+  idsOf,
+  logCaughtUp,
+  okValue as okValueOf,
+  prismRequests,
+  stepOf,
+  successExamples,
+} from './support/judging.js';
+import { type LoggedServer, startLoggedServer } from './support/logged-server.js';
+import { describeStep, type Exchange, pythonSdk, runWalk, type WalkRun } from './support/python-sdk.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
 const tokenExample = namedObjectExample(validator, 'TokenResponse');
@@ -37,18 +39,7 @@ const fixtures = {
 };
 const csvExport = String(namedExample(validator, 'DatasetCsvExport'));
 
-function stepOf(run: WalkRun, name: string): WalkStep {
-  const step = run.steps.find((candidate) => candidate.name === name);
-  expect(step, `the walk did not report the step ${name}`).toBeDefined();
-  return step as WalkStep;
-}
-
-/** The step succeeded as pydomo sees it; its value, with the exact exchanges in any failure message. */
-function okValue(run: WalkRun, name: string): unknown {
-  const step = stepOf(run, name);
-  expect(step.ok, describeStep(step)).toBe(true);
-  return step.value;
-}
+const okValue = (run: WalkRun, name: string): unknown => okValueOf(run, name, describeStep);
 
 function jwtClaims(token: string): JsonObject {
   const payload = token.split('.')[1];

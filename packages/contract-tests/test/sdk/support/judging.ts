@@ -14,6 +14,31 @@ export const asArray = (value: unknown): unknown[] => {
 };
 export const idsOf = (list: unknown): unknown[] => asArray(list).map((item) => asObject(item).id);
 
+/** A step an SDK walk reported (python-sdk.ts, node-sdk.ts): its name, whether it succeeded, its value. */
+interface ReportedStep {
+  name: string;
+  ok: boolean;
+  value?: unknown;
+}
+
+/** The step of that name; a walk that did not report it fails the test. */
+export function stepOf<Step extends ReportedStep>(run: { steps: Step[] }, name: string): Step {
+  const step = run.steps.find((candidate) => candidate.name === name);
+  expect(step, `the walk did not report the step ${name}`).toBeDefined();
+  return step as Step;
+}
+
+/** The step succeeded as the SDK sees it; its value, with `describe(step)` in any failure message. */
+export function okValue<Step extends ReportedStep>(
+  run: { steps: Step[] },
+  name: string,
+  describe: (step: Step) => string,
+): unknown {
+  const step = stepOf(run, name);
+  expect(step.ok, describe(step)).toBe(true);
+  return step.value;
+}
+
 /** The examples of an operation's 2xx responses (what Prism answers with). */
 export function successExamples(validator: SpecValidator, operation: Operation): unknown[] {
   const values: unknown[] = [];
