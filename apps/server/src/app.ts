@@ -84,7 +84,6 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   await allowBrowserOrigins(app, config.corsOrigins, doc);
   const answerNoRoute = noRouteAnswer(operations);
   app.setErrorHandler(answerErrors(answerNoRoute, services.storage));
-  endStorageEpisodes(app, services.storage);
   const limiter = new RateLimiter(config.rateLimit.max, config.rateLimit.windowMs, () =>
     services.clock.now(),
   );
@@ -285,23 +284,6 @@ function answerErrors(
     }
     return handleError(error, request, reply);
   };
-}
-
-/**
- * A storage fault episode ends when the database takes a write again: a write request that succeeded
- * (or, for an unreachable database, any request that used it: an operation that documents the 503).
- * The readiness probe ends it too (StorageHealth.check).
- */
-function endStorageEpisodes(app: FastifyInstance, storage: StorageHealth): void {
-  app.addHook('onResponse', (request, reply, done) => {
-    const fault = storage.fault;
-    const operation = request.routeOptions.config?.operation;
-    if (fault && operation && reply.statusCode < 400 && '503' in operation.responses) {
-      const wrote = request.method !== 'GET' && request.method !== 'HEAD';
-      if (wrote || fault.kind === 'unreachable') storage.recovered(Date.now() - reply.elapsedTime);
-    }
-    done();
-  });
 }
 
 /**

@@ -347,6 +347,7 @@ function answerWith(operation: Operation, handler: Handler, services: Services) 
           : mediaType,
     );
   }
+  const documents503 = '503' in operation.responses;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const result = await handler({
       request,
@@ -361,6 +362,14 @@ function answerWith(operation: Operation, handler: Handler, services: Services) 
       body: request.body as never,
     });
     const status = result.status ?? successStatus;
+    // A storage fault episode (db/faults.ts) ends when the database takes a request again: a write that
+    // succeeded, or, for an unreachable database, any operation that uses it. Here rather than in a hook
+    // every request would run.
+    const fault = services.storage.fault;
+    if (fault && documents503 && status < 400) {
+      const wrote = request.method !== 'GET' && request.method !== 'HEAD';
+      if (wrote || fault.kind === 'unreachable') services.storage.recovered(Date.now() - reply.elapsedTime);
+    }
     const contentType = contentTypes.get(status);
     if (contentType === undefined)
       throw new Error(`${operation.operationId} answered ${status}, which the spec does not document`);
