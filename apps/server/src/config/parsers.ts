@@ -138,17 +138,22 @@ export const list = <T>(item: Parser<T, unknown>, allowed: string, minItems = 0)
     [],
   );
 
+/** A file's text, or why it cannot be read (the OS's words). */
+function readText(path: string): string | Refused {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    return new Refused((error as Error).message);
+  }
+}
+
 /** The path of a PEM file holding certificates; the value is the file's text. */
 export const pemCertificates = (): Parser<string> =>
   parser(
     'a readable file of PEM certificates',
     (given) => {
-      let pem: string;
-      try {
-        pem = readFileSync(given, 'utf8');
-      } catch (error) {
-        return new Refused((error as Error).message);
-      }
+      const pem = readText(given);
+      if (pem instanceof Refused) return pem;
       return pem.includes('-----BEGIN CERTIFICATE-----') ? pem : new Refused('it holds no PEM certificate');
     },
     undefined,
@@ -159,12 +164,8 @@ export const pemPrivateKey = (): Parser<string> =>
   parser(
     'a readable file holding a PEM private key',
     (given) => {
-      let pem: string;
-      try {
-        pem = readFileSync(given, 'utf8');
-      } catch (error) {
-        return new Refused((error as Error).message);
-      }
+      const pem = readText(given);
+      if (pem instanceof Refused) return pem;
       if (pem.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----'))
         return new Refused('the key is encrypted; the server takes no passphrase');
       return /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)
