@@ -1,4 +1,3 @@
-import cors, { type FastifyCorsOptionsDelegateCallback } from '@fastify/cors';
 import { createSpecAjv, SPEC_ID } from '@platform-api/validator';
 import fastJsonStringify from 'fast-json-stringify';
 import Fastify, {
@@ -17,6 +16,7 @@ import { VerifiedTokens } from './auth/tokens.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ServerConfig } from './config.js';
+import { allowBrowserOrigins } from './cors.js';
 import type { DatabaseHandle } from './db/database.js';
 import { isUniqueViolation } from './db/errors.js';
 import { STORAGE_RETRY_AFTER_SECONDS, StorageHealth, storageFault } from './db/faults.js';
@@ -81,7 +81,7 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   validateWithSpec(app, doc);
   serializeWithSpec(app, doc, logger);
   registerBodyParsers(app, config);
-  await allowBrowserOrigins(app, config.corsOrigins, doc);
+  allowBrowserOrigins(app, config.corsOrigins, doc);
   const answerNoRoute = noRouteAnswer(operations);
   app.setErrorHandler(answerErrors(answerNoRoute, services.storage));
   const limiter = new RateLimiter(config.rateLimit.max, config.rateLimit.windowMs, () =>
@@ -99,42 +99,6 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
       shuttingDown = true;
     },
   };
-}
-
-/**
- * CORS for the configured origins only (the docs' try-it console): their preflights answer 204 and their
- * answers may be read, with the response headers the spec documents. Any other request, OPTIONS without
- * a preflight's headers included, is routed as before (a 405 with Allow in the spec's ApiError shape).
- */
-async function allowBrowserOrigins(app: FastifyInstance, origins: string[], doc: OpenApiDocument) {
-  if (origins.length === 0) return;
-  const exposedHeaders = [...documentedResponseHeaders(doc)];
-  const delegate: FastifyCorsOptionsDelegateCallback = (request, callback) => {
-    const origin = request.headers.origin;
-    const allowed = origin !== undefined && origins.includes(origin);
-    const strayOptions = request.method === 'OPTIONS' && !request.headers['access-control-request-method'];
-    callback(null, allowed && !strayOptions ? { origin, exposedHeaders, maxAge: 600 } : { origin: false });
-  };
-  await app.register(cors, () => delegate);
-}
-
-/** The names of every response header the spec documents (keys of the responses' `headers`). */
-function documentedResponseHeaders(doc: OpenApiDocument): Set<string> {
-  const names = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'responses' && value && typeof value === 'object') {
-        for (const response of Object.values(value)) {
-          const headers = (response as { headers?: Record<string, unknown> } | null)?.headers;
-          for (const name of Object.keys(headers ?? {})) names.add(name);
-        }
-      } else walk(value);
-    }
-  };
-  walk(doc.paths);
-  walk({ responses: doc.components?.responses });
-  return names;
 }
 
 /** What the handlers use; the signing keys and the live-client cache are loaded here. */

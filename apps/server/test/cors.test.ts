@@ -43,6 +43,27 @@ describe('CORS for the docs console (sqlite)', () => {
     expect(schemaProblems('ApiError', JSON.parse(refused.text))).toEqual([]);
   });
 
+  it('lets a configured origin send every method the spec uses, with the headers it asks for', async () => {
+    const answer = await rawHttpRequest(server.baseUrl, 'OPTIONS', '/v1/users/1', {
+      origin: docs,
+      'access-control-request-method': 'DELETE',
+      'access-control-request-headers': 'authorization, x-custom',
+    });
+    expect(answer.status).toBe(204);
+    const methods = String(answer.headers['access-control-allow-methods']).split(/,\s*/);
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE']) expect(methods).toContain(method);
+    expect(answer.headers['access-control-allow-headers']).toBe('authorization, x-custom');
+    expect(answer.headers['access-control-max-age']).toBe('600');
+    expect(String(answer.headers.vary)).toContain('Origin');
+  });
+
+  it('marks every answer as varying by Origin, a request without one included', async () => {
+    const answer = await rawHttpRequest(server.baseUrl, 'GET', '/healthz', {});
+    expect(answer.status).toBe(200);
+    expect(answer.headers.vary).toBe('Origin');
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('grants nothing to another origin', async () => {
     const answer = await preflight('http://evil.example');
     expect(answer.status).toBe(405);
