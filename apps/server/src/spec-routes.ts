@@ -10,7 +10,7 @@ import {
   sendApiError,
   validationDetails,
 } from './errors.js';
-import type { Handler, HandlerMap } from './handlers/types.js';
+import type { Handler, HandlerMap, HandlerResult } from './handlers/types.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Services } from './services.js';
 import { toFastifyPath } from './spec.js';
@@ -348,19 +348,7 @@ function answerWith(operation: Operation, handler: Handler, services: Services) 
     );
   }
   const documents503 = '503' in operation.responses;
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const result = await handler({
-      request,
-      reply,
-      operation,
-      services,
-      auth: request.auth,
-      client: request.apiClient,
-      callback: request.callback,
-      params: request.params as never,
-      query: request.query as never,
-      body: request.body as never,
-    });
+  const send = (request: FastifyRequest, reply: FastifyReply, result: HandlerResult): FastifyReply => {
     const status = result.status ?? successStatus;
     // A storage fault episode (db/faults.ts) ends when the database takes a request again: a write that
     // succeeded, or, for an unreachable database, any operation that uses it. Here rather than in a hook
@@ -379,6 +367,24 @@ function answerWith(operation: Operation, handler: Handler, services: Services) 
     reply.type(contentType);
     // JSON goes through the route's serializer (the spec's schema); other media types are text.
     return reply.send(contentType.startsWith('application/json') ? result.body : String(result.body));
+  };
+  // Not an async function: a handler that answers without waiting (the health check) costs no promise.
+  return (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+    const result = handler({
+      request,
+      reply,
+      operation,
+      services,
+      auth: request.auth,
+      client: request.apiClient,
+      callback: request.callback,
+      params: request.params as never,
+      query: request.query as never,
+      body: request.body as never,
+    });
+    if (result instanceof Promise) return result.then((answer) => send(request, reply, answer));
+    send(request, reply, result);
+    return undefined;
   };
 }
 

@@ -22,7 +22,7 @@ export const healthHandlers = {
       },
     };
   },
-  async getHealth(ctx) {
+  getHealth(ctx) {
     if (ctx.services.isShuttingDown()) return { status: 503, body: { status: 'unavailable' } };
     return { body: { status: 'ok' } };
   },

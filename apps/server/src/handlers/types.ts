@@ -36,9 +36,10 @@ export interface HandlerResult<K extends OperationId = OperationId> {
   headers?: Record<string, string>;
 }
 
+/** A handler that needs no I/O may answer synchronously (no promise per request: the health check). */
 export type Handler<K extends OperationId = OperationId> = (
   context: HandlerContext<K>,
-) => Promise<HandlerResult<K>>;
+) => HandlerResult<K> | Promise<HandlerResult<K>>;
 
 /** operationId → handler. The registry must match the spec's operations exactly (the compiler and a test check). */
 export type HandlerMap = { [K in OperationId]: Handler<K> };
