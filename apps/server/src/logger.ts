@@ -7,18 +7,17 @@ import pino, { type Logger } from 'pino';
  * the API never reads it from there; the request line is logged all the same).
  */
 
+/** Fields named like secrets: redacted at the top of a log line's object and one level down. */
+const SECRET_FIELDS = ['clientSecret', 'client_secret', 'access_token', 'signingSecret', 'secret', 'password'];
+
 /** Headers and fields that must never reach a log line. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["x-chat-bot-token"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
-  '*.clientSecret',
-  '*.client_secret',
-  '*.access_token',
-  '*.signingSecret',
-  '*.secret',
-  '*.password',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
 ];
 
 const SECRET_QUERY_NAMES =

@@ -65,10 +65,13 @@ describe('logs (sqlite)', () => {
       },
       'x',
     );
+    logger.warn({ clientSecret: 'top-level-hunter3', password: 'pw-hunter4' }, 'y');
     const text = captured.join('');
     expect(text).not.toContain('s3cret');
     expect(text).not.toContain('b'.repeat(64));
     expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('hunter3');
+    expect(text).not.toContain('hunter4');
     expect(text).toContain('[redacted]');
   });
 });
