@@ -98,6 +98,7 @@ class WindowDispatcher implements Dispatcher {
     this.logger = options.logger.child({ component: 'webhook-dispatcher', workerId: this.workerId });
     this.deliverer = new Deliverer({
       db: options.database.db,
+      dialect: options.database.dialect,
       logger: this.logger,
       clock: options.clock,
       workerId: this.workerId,
