@@ -162,9 +162,13 @@ export async function recordOutcomes(
     })),
   );
   const written = new Set(
-    (await (dialect === 'postgres' ? writeOutcomesPostgres : writeOutcomesSqlite)(json, workerId, now).execute(db)).rows.map(
-      (row) => row.id,
-    ),
+    (
+      await (dialect === 'postgres' ? writeOutcomesPostgres : writeOutcomesSqlite)(
+        json,
+        workerId,
+        now,
+      ).execute(db)
+    ).rows.map((row) => row.id),
   );
   return outcomes.map(({ id }) => written.has(id));
 }
