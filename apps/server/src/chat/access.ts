@@ -148,6 +148,8 @@ export async function findAccessibleChannel(
 ): Promise<ChannelRow | undefined> {
   const channel = await findChannel(db, instanceId, channelId);
   if (!channel) return undefined;
+  // A public top-level channel is open to every user: no memberships to read.
+  if (channel.parent_id === null && channel.visibility === 'PUBLIC') return channel;
   const access = await ChannelAccess.load(db, instanceId, [userId], [channel]);
   return access.canAccess(userId, channel) ? channel : undefined;
 }

@@ -52,7 +52,9 @@ async function matchingSubscriptions(trx: Kysely<Database>, input: ChatEventInpu
     .selectFrom('subscriptions')
     .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')
     .innerJoin('users', 'users.id', 'integrations.owner_id')
+    .innerJoin('instances', 'instances.id', 'subscriptions.instance_id')
     .select([
+      'instances.domain',
       'subscriptions.id as subscriptionId',
       'subscriptions.url',
       'subscriptions.slash_command as slashCommand',
@@ -141,17 +143,13 @@ export async function emitChatEvent(
   input: ChatEventInput,
 ): Promise<number> {
   const now = services.clock.now();
-  const instance = await trx
-    .selectFrom('instances')
-    .select(['domain'])
-    .where('id', '=', input.instanceId)
-    .executeTakeFirstOrThrow();
   const matching = await matchingSubscriptions(trx, input);
-  if (matching.length === 0) return 0;
+  const [first] = matching;
+  if (!first) return 0;
   // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
   const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
   const access = await ChannelAccess.load(trx, input.instanceId, owners, [input.channel]);
-  const shared = sharedMembers(input, instance.domain, services);
+  const shared = sharedMembers(input, first.domain, services);
   const rows = matching
     .filter((subscription) => access.isActiveOn(subscription, input.channel))
     .map((subscription) => outboxRow(input, subscription, shared, now));

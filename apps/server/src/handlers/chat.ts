@@ -252,7 +252,8 @@ export const chatHandlers = {
         },
       );
     });
-    return { body: await messageById(db, row.id) };
+    // What messageById would read back: the row just written, its author the caller read above.
+    return { body: messageBody({ ...row, user_name: author.name, user_email: author.email }) };
   },
 
   async listMessages(ctx) {
