@@ -136,23 +136,35 @@ function outboxRow(
   };
 }
 
+/**
+ * The outbox rows of the event, one per subscription that matches it; nothing is written (emitChatEvent
+ * writes them, or the caller in a statement of its own, as postMessage does on PostgreSQL).
+ */
+export async function chatEventRows(
+  db: Kysely<Database>,
+  services: EmitServices,
+  input: ChatEventInput,
+): Promise<Array<Insertable<EventDeliveriesTable>>> {
+  const now = services.clock.now();
+  const matching = await matchingSubscriptions(db, input);
+  const [first] = matching;
+  if (!first) return [];
+  // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
+  const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
+  const access = await ChannelAccess.load(db, input.instanceId, owners, [input.channel]);
+  const shared = sharedMembers(input, first.domain, services);
+  return matching
+    .filter((subscription) => access.isActiveOn(subscription, input.channel))
+    .map((subscription) => outboxRow(input, subscription, shared, now));
+}
+
 /** Writes one outbox row per subscription that matches the event. Returns how many were written. */
 export async function emitChatEvent(
   trx: Kysely<Database>,
   services: EmitServices,
   input: ChatEventInput,
 ): Promise<number> {
-  const now = services.clock.now();
-  const matching = await matchingSubscriptions(trx, input);
-  const [first] = matching;
-  if (!first) return 0;
-  // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
-  const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
-  const access = await ChannelAccess.load(trx, input.instanceId, owners, [input.channel]);
-  const shared = sharedMembers(input, first.domain, services);
-  const rows = matching
-    .filter((subscription) => access.isActiveOn(subscription, input.channel))
-    .map((subscription) => outboxRow(input, subscription, shared, now));
+  const rows = await chatEventRows(trx, services, input);
   if (rows.length > 0) await trx.insertInto('event_deliveries').values(rows).execute();
   return rows.length;
 }
