@@ -4,6 +4,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { ChannelAccess, type ChannelRow } from '../chat/access.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
+import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, EventDeliveriesTable } from '../db/schema.js';
 
 /*
@@ -46,9 +47,9 @@ export const chatUser = (user: { id: number; name: string; email: string }) => (
 /** `/deploy`, `deploy` and `/Deploy` are the same command. */
 export const normaliseCommand = (command: string): string => `/${command.replace(/^\//, '').toLowerCase()}`;
 
-/** The enabled subscriptions of the instance to the event's type (a slash command's: to that command). */
-async function matchingSubscriptions(trx: Kysely<Database>, input: ChatEventInput) {
-  const subscriptions = await trx
+/** The enabled subscriptions of the instance to an event type: compiled once (db/compiled-query.ts). */
+const selectSubscriptions = compiledQuery((db: Kysely<Database>, instanceId: number, type: string) =>
+  db
     .selectFrom('subscriptions')
     .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')
     .innerJoin('users', 'users.id', 'integrations.owner_id')
@@ -66,12 +67,16 @@ async function matchingSubscriptions(trx: Kysely<Database>, input: ChatEventInpu
       'users.name as ownerName',
       'users.email as ownerEmail',
     ])
-    .where('subscriptions.instance_id', '=', input.instanceId)
-    .where('subscriptions.event_type', '=', input.type)
+    .where('subscriptions.instance_id', '=', instanceId)
+    .where('subscriptions.event_type', '=', type)
     .where('subscriptions.disabled_at', 'is', null)
-    .orderBy('subscriptions.created_at')
-    .execute();
-  return subscriptions.filter(
+    .orderBy('subscriptions.created_at'),
+);
+
+/** The enabled subscriptions of the instance to the event's type (a slash command's: to that command). */
+async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput) {
+  const { rows } = await selectSubscriptions(db, input.instanceId, input.type);
+  return rows.filter(
     (subscription) =>
       input.type !== 'SLASH_COMMAND' ||
       (input.command !== undefined &&

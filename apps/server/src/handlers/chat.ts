@@ -9,6 +9,7 @@ import {
   findChannel,
   isMember,
 } from '../chat/access.js';
+import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, MessagesTable } from '../db/schema.js';
 import { ApiProblem } from '../errors.js';
 import { chatEventRows, chatUser, emitChatEvent } from '../events/emit.js';
@@ -61,25 +62,53 @@ export async function messageById(db: Kysely<Database>, id: string): Promise<Sch
   return messageBody(await messagesWithAuthors(db).where('messages.id', '=', id).executeTakeFirstOrThrow());
 }
 
-/** Message times strictly increase within a channel, so the order of listMessages is the order of posting. */
-export async function nextMessageTime(db: Kysely<Database>, channelId: string, now: number): Promise<number> {
-  const last = await db
+// On the path of every message posted: compiled once (db/compiled-query.ts).
+const selectLastMessageTime = compiledQuery((db: Kysely<Database>, channelId: string) =>
+  db
     .selectFrom('messages')
     .select((eb) => eb.fn.max('created_at').as('t'))
-    .where('channel_id', '=', channelId)
-    .executeTakeFirst();
+    .where('channel_id', '=', channelId),
+);
+const selectCaller = compiledQuery((db: Kysely<Database>, userId: number, instanceId: number) =>
+  db
+    .selectFrom('users')
+    .select(['id', 'name', 'email'])
+    .where('id', '=', userId)
+    .where('instance_id', '=', instanceId)
+    .where('deleted_at', 'is', null),
+);
+const insertMessage = compiledQuery(
+  (
+    db: Kysely<Database>,
+    id: string,
+    instanceId: number,
+    channelId: string,
+    authorUserId: number,
+    authorName: string,
+    text: string,
+    createdAt: number,
+  ) =>
+    db.insertInto('messages').values({
+      id,
+      instance_id: instanceId,
+      channel_id: channelId,
+      author_user_id: authorUserId,
+      integration_id: null,
+      author_name: authorName,
+      text,
+      created_at: createdAt,
+    }),
+);
+
+/** Message times strictly increase within a channel, so the order of listMessages is the order of posting. */
+export async function nextMessageTime(db: Kysely<Database>, channelId: string, now: number): Promise<number> {
+  const last = (await selectLastMessageTime(db, channelId)).rows[0];
   const lastTime = last?.t === null || last?.t === undefined ? -1 : Number(last.t);
   return Math.max(now, lastTime + 1);
 }
 
 async function caller(db: Kysely<Database>, instanceId: number, userId: number) {
-  const user = await db
-    .selectFrom('users')
-    .select(['id', 'name', 'email'])
-    .where('id', '=', userId)
-    .where('instance_id', '=', instanceId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const user = (await selectCaller(db, userId, instanceId)).rows[0];
   // The client's user was deleted: its token still authenticates the client, but chat needs a user.
   if (!user) throw new ApiProblem(403, 'The API client acts as a user that no longer exists');
   return user;
@@ -263,7 +292,16 @@ export const chatHandlers = {
       );
     } else {
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto('messages').values(row).execute();
+        await insertMessage(
+          trx,
+          row.id,
+          row.instance_id,
+          row.channel_id,
+          row.author_user_id,
+          row.author_name,
+          row.text,
+          row.created_at,
+        );
         if (events.length > 0) await trx.insertInto('event_deliveries').values(events).execute();
       });
     }
