@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withCallbackToken } from '../src/auth/callback-tokens.js';
 import { checkWebhookTarget } from '../src/delivery/ssrf.js';
@@ -73,6 +74,30 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       (await server.call('POST', '/v1/chat/channels', { token, json: { title: 'x', visibility: 'SECRET' } }))
         .status,
     ).toBe(400);
+  });
+
+  it('posts a message only where the caller may see the channel', async () => {
+    const open = await channel('open-posts');
+    const closed = await channel('closed-posts', 'PRIVATE');
+    const post = (channelId: string, as: string, text: string) =>
+      server.call('POST', `/v1/chat/channels/${channelId}/messages`, { token: as, json: { text } });
+    const first = await post(open.id, token, 'one');
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ channelId: open.id, text: 'one' });
+    const second = await post(open.id, token, 'two');
+    expect(Date.parse(second.body.createdAt)).toBeGreaterThan(Date.parse(first.body.createdAt));
+    expect((await post(closed.id, token, 'member')).status).toBe(201);
+    expect((await post(randomUUID(), token, 'nowhere')).status).toBe(404);
+
+    const other = await server.newClient('acme', ['chat']);
+    await server.platform.services.db
+      .updateTable('clients')
+      .set({ user_id: otherUserId })
+      .where('id', '=', other.clientId)
+      .execute();
+    const otherToken = await server.token(['chat'], other);
+    expect((await post(closed.id, otherToken, 'not a member')).status).toBe(404);
+    expect((await post(open.id, otherToken, 'anyone')).status).toBe(201);
   });
 
   it('enforces the iff rules of integrations and subscriptions (400)', async () => {

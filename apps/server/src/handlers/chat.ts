@@ -13,6 +13,7 @@ import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, MessagesTable } from '../db/schema.js';
 import { ApiProblem } from '../errors.js';
 import { chatEventRows, chatUser, emitChatEvent } from '../events/emit.js';
+import type { Services } from '../services.js';
 import { foundOr404, iso, isStorableId, locationOf, notFoundProblem, paged, paging } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
 
@@ -103,15 +104,61 @@ const insertMessage = compiledQuery(
 /** Message times strictly increase within a channel, so the order of listMessages is the order of posting. */
 export async function nextMessageTime(db: Kysely<Database>, channelId: string, now: number): Promise<number> {
   const last = (await selectLastMessageTime(db, channelId)).rows[0];
-  const lastTime = last?.t === null || last?.t === undefined ? -1 : Number(last.t);
-  return Math.max(now, lastTime + 1);
+  return messageTimeAfter(last?.t, now);
 }
 
-async function caller(db: Kysely<Database>, instanceId: number, userId: number) {
-  const user = (await selectCaller(db, userId, instanceId)).rows[0];
+function messageTimeAfter(lastTime: number | string | null | undefined, now: number): number {
+  return Math.max(now, lastTime === null || lastTime === undefined ? 0 : Number(lastTime) + 1);
+}
+
+type Caller = { id: number; name: string; email: string };
+
+async function caller(db: Kysely<Database>, instanceId: number, userId: number): Promise<Caller> {
+  return callerOr403((await selectCaller(db, userId, instanceId)).rows[0]);
+}
+
+function callerOr403(user: Caller | null | undefined): Caller {
   // The client's user was deleted: its token still authenticates the client, but chat needs a user.
   if (!user) throw new ApiProblem(403, 'The API client acts as a user that no longer exists');
   return user;
+}
+
+/**
+ * PostgreSQL: what posting a message reads first — the channel, the caller and the channel's latest
+ * message time — in one round trip instead of three. Each round trip is a socket write that wakes a
+ * backend: on PostgreSQL the largest share of a post's CPU (issue 26, item 2).
+ */
+async function postingContextPostgres(db: Kysely<Database>, auth: AuthContext, channelId: string) {
+  const { rows } = await sql<{ channel: ChannelRow | null; author: Caller | null; last_time: number | null }>`
+    select
+      (select row_to_json(c) from channels c where c.id = ${channelId} and c.instance_id = ${auth.instanceId})
+        as channel,
+      (select json_build_object('id', u.id, 'name', u.name, 'email', u.email) from users u
+        where u.id = ${auth.userId} and u.instance_id = ${auth.instanceId} and u.deleted_at is null) as author,
+      (select max(m.created_at) from messages m where m.channel_id = ${channelId}) as last_time`.execute(db);
+  const [context] = rows;
+  if (!context) throw new Error('the posting context query returned no row');
+  return context;
+}
+
+/** The channel, the caller and the new message's time, as posting a message needs them (404, then 403). */
+async function postingContext(
+  { db, dialect, clock }: Pick<Services, 'db' | 'dialect' | 'clock'>,
+  auth: AuthContext,
+  channelId: string,
+): Promise<{ channel: ChannelRow; author: Caller; createdAt: number }> {
+  if (dialect !== 'postgres') {
+    const channel = await accessibleChannelOr404(db, auth, channelId);
+    const author = await caller(db, auth.instanceId, auth.userId);
+    return { channel, author, createdAt: await nextMessageTime(db, channel.id, clock.now()) };
+  }
+  const context = await postingContextPostgres(db, auth, channelId);
+  // A public top-level channel is open to every user; any other goes through the access rules.
+  const open = context.channel?.parent_id === null && context.channel.visibility === 'PUBLIC';
+  const channel =
+    open && context.channel ? context.channel : await accessibleChannelOr404(db, auth, channelId);
+  const author = callerOr403(context.author);
+  return { channel, author, createdAt: messageTimeAfter(context.last_time, clock.now()) };
 }
 
 /** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
@@ -256,8 +303,7 @@ export const chatHandlers = {
   async postMessage(ctx) {
     const auth = requireAuth(ctx);
     const { db, dialect, clock, config } = ctx.services;
-    const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
-    const author = await caller(db, auth.instanceId, auth.userId);
+    const { channel, author, createdAt } = await postingContext(ctx.services, auth, ctx.params.channelId);
     const row = {
       id: randomUUID(),
       instance_id: auth.instanceId,
@@ -266,7 +312,7 @@ export const chatHandlers = {
       integration_id: null,
       author_name: author.name,
       text: ctx.body.text as string,
-      created_at: await nextMessageTime(db, channel.id, clock.now()),
+      created_at: createdAt,
     };
     const events = await chatEventRows(
       db,
