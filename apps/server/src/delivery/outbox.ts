@@ -163,10 +163,14 @@ export async function recordOutcomes(
   );
   const written = new Set(
     (
-      await (dialect === 'postgres' ? writeOutcomesPostgres : writeOutcomesSqlite)(
-        json,
-        workerId,
-        now,
+      await (dialect === 'postgres'
+        ? writeOutcomesPostgres(
+            json,
+            outcomes.map(({ id }) => id),
+            workerId,
+            now,
+          )
+        : writeOutcomesSqlite(json, workerId, now)
       ).execute(db)
     ).rows.map((row) => row.id),
   );
@@ -174,6 +178,8 @@ export async function recordOutcomes(
 }
 
 // A row not pending any more was closed meanwhile (410 Gone disabled its subscription): left as it is.
+// SQLite: the unary `+` keeps the planner from reading every pending row through the due index (the whole
+// backlog, under load) and matching each against the JSON; it looks each outcome's row up by its id.
 const writeOutcomesSqlite = (json: string, workerId: string, now: number) => sql<{ id: string }>`
   update event_deliveries set
     status = o.status,
@@ -190,10 +196,14 @@ const writeOutcomesSqlite = (json: string, workerId: string, now: number) => sql
     from json_each(${json})
   ) as o
   where event_deliveries.id = o.id and event_deliveries.locked_by = ${workerId}
-    and event_deliveries.status = 'pending'
+    and +event_deliveries.status = 'pending'
   returning event_deliveries.id`;
 
-const writeOutcomesPostgres = (json: string, workerId: string, now: number) => sql<{ id: string }>`
+// PostgreSQL: the ids again as an array, so that the rows are found through the primary key; joined to the
+// JSON alone, the planner (which guesses 100 JSON rows) scanned the whole outbox.
+const writeOutcomesPostgres = (json: string, ids: string[], workerId: string, now: number) => sql<{
+  id: string;
+}>`
   update event_deliveries as d set
     status = o.status,
     next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
@@ -204,7 +214,7 @@ const writeOutcomesPostgres = (json: string, workerId: string, now: number) => s
     locked_until = null
   from jsonb_to_recordset(${json}::jsonb) as o(id text, status text, next_attempt_at bigint,
     delivered_at bigint, last_status integer, last_error text)
-  where d.id = o.id and d.locked_by = ${workerId} and d.status = 'pending'
+  where d.id = o.id and d.id = any(${ids}::text[]) and d.locked_by = ${workerId} and d.status = 'pending'
   returning d.id`;
 
 /**
