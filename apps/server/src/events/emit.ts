@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType, WebhookPayload } from '@platform-api/client/types';
-import { type Insertable, type Kysely, sql } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { ChannelAccess, type ChannelRow } from '../chat/access.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
@@ -73,35 +73,9 @@ const selectSubscriptions = compiledQuery((db: Kysely<Database>, instanceId: num
     .orderBy('subscriptions.created_at'),
 );
 
-/** A row of selectSubscriptions. */
-export type SubscriptionRow = Awaited<ReturnType<typeof selectSubscriptions>>['rows'][number];
-
-/**
- * PostgreSQL: selectSubscriptions as one JSON array, for a query that reads it together with other things
- * (posting a message reads it with the channel and the caller: one round trip). The same columns, under
- * the same names, in the same order.
- */
-export function subscriptionsJsonPostgres(instanceId: number, type: WebhookEventType) {
-  return sql<SubscriptionRow[]>`select coalesce(json_agg(json_build_object(
-      'domain', instances.domain, 'subscriptionId', subscriptions.id, 'url', subscriptions.url,
-      'slashCommand', subscriptions.slash_command, 'integrationId', integrations.id,
-      'scope', integrations.scope, 'channel_ids', integrations.channel_ids, 'owner_id', integrations.owner_id,
-      'headers', integrations.headers, 'ownerName', users.name, 'ownerEmail', users.email
-    ) order by subscriptions.created_at), '[]')
-    from subscriptions
-    join integrations on integrations.id = subscriptions.integration_id
-    join users on users.id = integrations.owner_id
-    join instances on instances.id = subscriptions.instance_id
-    where subscriptions.instance_id = ${instanceId} and subscriptions.event_type = ${type}
-      and subscriptions.disabled_at is null`;
-}
-
-/**
- * The enabled subscriptions of the instance to the event's type (a slash command's: to that command);
- * `read`: those already read (subscriptionsJsonPostgres).
- */
-async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput, read?: SubscriptionRow[]) {
-  const rows = read ?? (await selectSubscriptions(db, input.instanceId, input.type)).rows;
+/** The enabled subscriptions of the instance to the event's type (a slash command's: to that command). */
+async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput) {
+  const { rows } = await selectSubscriptions(db, input.instanceId, input.type);
   return rows.filter(
     (subscription) =>
       input.type !== 'SLASH_COMMAND' ||
@@ -175,10 +149,9 @@ export async function chatEventRows(
   db: Kysely<Database>,
   services: EmitServices,
   input: ChatEventInput,
-  subscriptions?: SubscriptionRow[],
 ): Promise<Array<Insertable<EventDeliveriesTable>>> {
   const now = services.clock.now();
-  const matching = await matchingSubscriptions(db, input, subscriptions);
+  const matching = await matchingSubscriptions(db, input);
   const [first] = matching;
   if (!first) return [];
   // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
