@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withCallbackToken } from '../src/auth/callback-tokens.js';
 import { checkWebhookTarget } from '../src/delivery/ssrf.js';
+import { writeMessage } from '../src/handlers/chat.js';
 import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { webhookPayloadProblems } from './helpers/spec-validator.js';
@@ -74,6 +77,116 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
         .status,
     ).toBe(400);
   });
+
+  it('posts a message only where the caller may see the channel', async () => {
+    const open = await channel('open-posts');
+    const closed = await channel('closed-posts', 'PRIVATE');
+    const post = (channelId: string, as: string, text: string) =>
+      server.call('POST', `/v1/chat/channels/${channelId}/messages`, { token: as, json: { text } });
+    const first = await post(open.id, token, 'one');
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ channelId: open.id, text: 'one' });
+    const second = await post(open.id, token, 'two');
+    expect(Date.parse(second.body.createdAt)).toBeGreaterThan(Date.parse(first.body.createdAt));
+    expect((await post(closed.id, token, 'member')).status).toBe(201);
+    expect((await post(randomUUID(), token, 'nowhere')).status).toBe(404);
+
+    const other = await server.newClient('acme', ['chat']);
+    await server.platform.services.db
+      .updateTable('clients')
+      .set({ user_id: otherUserId })
+      .where('id', '=', other.clientId)
+      .execute();
+    const otherToken = await server.token(['chat'], other);
+    expect((await post(closed.id, otherToken, 'not a member')).status).toBe(404);
+    expect((await post(open.id, otherToken, 'anyone')).status).toBe(201);
+  });
+
+  it('stores each of many messages posted at once, and one that cannot be written fails alone', async () => {
+    const room = await channel('all-at-once');
+    const texts = Array.from({ length: 24 }, (_, i) => `at once ${i}`);
+    const failing = 'at once 7';
+    // SQLite writes the messages whose reads end in the same turn in one transaction (a savepoint each): a
+    // message its insert refuses must not take the others with it (the next test makes such a turn).
+    if (dialect === 'sqlite') {
+      await sql`create temp trigger refuse_one before insert on messages when new.text = ${sql.lit(failing)}
+        begin select raise(abort, 'refused by the test'); end`.execute(server.platform.services.db);
+    }
+    try {
+      const answers = await Promise.all(
+        texts.map((text) =>
+          server.call('POST', `/v1/chat/channels/${room.id}/messages`, {
+            token,
+            json: { text },
+            unchecked: true,
+          }),
+        ),
+      );
+      const refused = dialect === 'sqlite' ? [failing] : [];
+      for (const [index, answer] of answers.entries()) {
+        expect(answer.status, texts[index]).toBe(refused.includes(texts[index] as string) ? 500 : 201);
+      }
+      const stored = await server.platform.services.db
+        .selectFrom('messages')
+        .select('text')
+        .where('channel_id', '=', room.id)
+        .execute();
+      expect(stored.map((row) => row.text).sort()).toEqual(
+        texts.filter((text) => !refused.includes(text)).sort(),
+      );
+    } finally {
+      if (dialect === 'sqlite')
+        await sql`drop trigger if exists refuse_one`.execute(server.platform.services.db);
+    }
+  });
+
+  it.runIf(dialect === 'sqlite')(
+    'writes the messages of one turn in one transaction, where one that is refused fails alone',
+    async () => {
+      const room = await channel('together');
+      const first = await server.call('POST', `/v1/chat/channels/${room.id}/messages`, {
+        token,
+        json: { text: 'first' },
+      });
+      const db = server.platform.services.db;
+      const stored = await db
+        .selectFrom('messages')
+        .selectAll()
+        .where('id', '=', first.body.id)
+        .executeTakeFirstOrThrow();
+      const author = stored.author_user_id ?? 0;
+      await sql`create temp trigger refuse_together before insert on messages when new.text = 'refused'
+        begin select raise(abort, 'refused by the test'); end`.execute(db);
+      try {
+        // Started in the same turn: written by one transaction, a savepoint each.
+        const results = await Promise.allSettled(
+          ['one', 'refused', 'two'].map((text, i) =>
+            writeMessage(
+              db,
+              'sqlite',
+              {
+                ...stored,
+                author_user_id: author,
+                id: randomUUID(),
+                text,
+                created_at: stored.created_at + i + 1,
+              },
+              [],
+            ),
+          ),
+        );
+        expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+        const texts = await db
+          .selectFrom('messages')
+          .select('text')
+          .where('channel_id', '=', room.id)
+          .execute();
+        expect(texts.map((row) => row.text).sort()).toEqual(['first', 'one', 'two']);
+      } finally {
+        await sql`drop trigger if exists refuse_together`.execute(db);
+      }
+    },
+  );
 
   it('enforces the iff rules of integrations and subscriptions (400)', async () => {
     const general = await channel('rules');

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiledQuery } from '../db/compiled-query.js';
 import type { ChannelsTable, Database, IntegrationsTable } from '../db/schema.js';
 
 /*
@@ -10,13 +11,17 @@ import type { ChannelsTable, Database, IntegrationsTable } from '../db/schema.js
 export type ChannelRow = Selectable<ChannelsTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
 
-export async function findChannel(db: Kysely<Database>, instanceId: number, channelId: string) {
-  return db
-    .selectFrom('channels')
-    .selectAll()
-    .where('id', '=', channelId)
-    .where('instance_id', '=', instanceId)
-    .executeTakeFirst();
+// Read by every chat request: compiled once (db/compiled-query.ts).
+const selectChannel = compiledQuery((db: Kysely<Database>, channelId: string, instanceId: number) =>
+  db.selectFrom('channels').selectAll().where('id', '=', channelId).where('instance_id', '=', instanceId),
+);
+
+export async function findChannel(
+  db: Kysely<Database>,
+  instanceId: number,
+  channelId: string,
+): Promise<ChannelRow | undefined> {
+  return (await selectChannel(db, channelId, instanceId)).rows[0];
 }
 
 /**
@@ -148,6 +153,8 @@ export async function findAccessibleChannel(
 ): Promise<ChannelRow | undefined> {
   const channel = await findChannel(db, instanceId, channelId);
   if (!channel) return undefined;
+  // A public top-level channel is open to every user: no memberships to read.
+  if (channel.parent_id === null && channel.visibility === 'PUBLIC') return channel;
   const access = await ChannelAccess.load(db, instanceId, [userId], [channel]);
   return access.canAccess(userId, channel) ? channel : undefined;
 }

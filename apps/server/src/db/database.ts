@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type * as pg from 'pg';
+import { startCheckpointer } from './checkpointer.js';
 import { registerDirectReader } from './compiled-query.js';
 import { migrateToLatest } from './migrations.js';
 import { createPostgresListener, type Listen } from './postgres-listener.js';
@@ -191,6 +192,7 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
+  const checkpointer = startCheckpointer(join(dataDir, 'platform.sqlite'), file);
   const statements = withStatementCache(file);
   const db = new Kysely<Database>({ dialect: new PreparedOnceSqliteDialect({ database: statements }, file) });
   // A compiled read skips Kysely's driver (its connection lock and promise steps): better-sqlite3 runs it
@@ -204,6 +206,7 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
   try {
     await migrateToLatest(db, 'sqlite');
   } catch (error) {
+    await checkpointer.close();
     await db.destroy();
     throw error;
   }
@@ -250,6 +253,9 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
       }
       await touchMigrationLock(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer.close();
+      await db.destroy();
+    },
   };
 }

@@ -11,7 +11,7 @@ import {
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import { storageFault } from '../db/faults.js';
-import type { Database } from '../db/schema.js';
+import type { Database, Dialect } from '../db/schema.js';
 import { deliveryHeaders } from './headers.js';
 import {
   type ClaimedDelivery,
@@ -34,6 +34,7 @@ import { TickBatch, TickLoader } from './tick-batch.js';
 
 export interface DelivererOptions {
   db: Kysely<Database>;
+  dialect: Dialect;
   logger: Logger;
   clock: Clock;
   /** The claims' `locked_by`: outcomes are recorded only on rows this worker still holds. */
@@ -305,9 +306,9 @@ export class Deliverer {
     giveUpAt = performance.now() + this.options.settings.leaseMs - this.options.settings.timeoutMs,
     delayMs = 100,
   ): Promise<void> {
-    const { db, workerId, clock, logger } = this.options;
+    const { db, dialect, workerId, clock, logger } = this.options;
     try {
-      const written = await recordOutcomes(db, workerId, batch, clock.now());
+      const written = await recordOutcomes(db, dialect, workerId, batch, clock.now());
       for (const [index, { id, settle }] of batch.entries()) {
         if (!written[index]) {
           logger.warn(

@@ -4,6 +4,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { ChannelAccess, type ChannelRow } from '../chat/access.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
+import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, EventDeliveriesTable } from '../db/schema.js';
 
 /*
@@ -46,13 +47,15 @@ export const chatUser = (user: { id: number; name: string; email: string }) => (
 /** `/deploy`, `deploy` and `/Deploy` are the same command. */
 export const normaliseCommand = (command: string): string => `/${command.replace(/^\//, '').toLowerCase()}`;
 
-/** The enabled subscriptions of the instance to the event's type (a slash command's: to that command). */
-async function matchingSubscriptions(trx: Kysely<Database>, input: ChatEventInput) {
-  const subscriptions = await trx
+/** The enabled subscriptions of the instance to an event type: compiled once (db/compiled-query.ts). */
+const selectSubscriptions = compiledQuery((db: Kysely<Database>, instanceId: number, type: string) =>
+  db
     .selectFrom('subscriptions')
     .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')
     .innerJoin('users', 'users.id', 'integrations.owner_id')
+    .innerJoin('instances', 'instances.id', 'subscriptions.instance_id')
     .select([
+      'instances.domain',
       'subscriptions.id as subscriptionId',
       'subscriptions.url',
       'subscriptions.slash_command as slashCommand',
@@ -64,12 +67,16 @@ async function matchingSubscriptions(trx: Kysely<Database>, input: ChatEventInpu
       'users.name as ownerName',
       'users.email as ownerEmail',
     ])
-    .where('subscriptions.instance_id', '=', input.instanceId)
-    .where('subscriptions.event_type', '=', input.type)
+    .where('subscriptions.instance_id', '=', instanceId)
+    .where('subscriptions.event_type', '=', type)
     .where('subscriptions.disabled_at', 'is', null)
-    .orderBy('subscriptions.created_at')
-    .execute();
-  return subscriptions.filter(
+    .orderBy('subscriptions.created_at'),
+);
+
+/** The enabled subscriptions of the instance to the event's type (a slash command's: to that command). */
+async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput) {
+  const { rows } = await selectSubscriptions(db, input.instanceId, input.type);
+  return rows.filter(
     (subscription) =>
       input.type !== 'SLASH_COMMAND' ||
       (input.command !== undefined &&
@@ -134,27 +141,35 @@ function outboxRow(
   };
 }
 
+/**
+ * The outbox rows of the event, one per subscription that matches it; nothing is written (emitChatEvent
+ * writes them, or the caller in a statement of its own, as postMessage does on PostgreSQL).
+ */
+export async function chatEventRows(
+  db: Kysely<Database>,
+  services: EmitServices,
+  input: ChatEventInput,
+): Promise<Array<Insertable<EventDeliveriesTable>>> {
+  const now = services.clock.now();
+  const matching = await matchingSubscriptions(db, input);
+  const [first] = matching;
+  if (!first) return [];
+  // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
+  const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
+  const access = await ChannelAccess.load(db, input.instanceId, owners, [input.channel]);
+  const shared = sharedMembers(input, first.domain, services);
+  return matching
+    .filter((subscription) => access.isActiveOn(subscription, input.channel))
+    .map((subscription) => outboxRow(input, subscription, shared, now));
+}
+
 /** Writes one outbox row per subscription that matches the event. Returns how many were written. */
 export async function emitChatEvent(
   trx: Kysely<Database>,
   services: EmitServices,
   input: ChatEventInput,
 ): Promise<number> {
-  const now = services.clock.now();
-  const instance = await trx
-    .selectFrom('instances')
-    .select(['domain'])
-    .where('id', '=', input.instanceId)
-    .executeTakeFirstOrThrow();
-  const matching = await matchingSubscriptions(trx, input);
-  if (matching.length === 0) return 0;
-  // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
-  const owners = matching.filter((s) => s.scope === 'OWNER_ACCESS').map((s) => s.owner_id);
-  const access = await ChannelAccess.load(trx, input.instanceId, owners, [input.channel]);
-  const shared = sharedMembers(input, instance.domain, services);
-  const rows = matching
-    .filter((subscription) => access.isActiveOn(subscription, input.channel))
-    .map((subscription) => outboxRow(input, subscription, shared, now));
+  const rows = await chatEventRows(trx, services, input);
   if (rows.length > 0) await trx.insertInto('event_deliveries').values(rows).execute();
   return rows.length;
 }

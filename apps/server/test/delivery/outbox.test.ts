@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { freePort, type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { manualClock } from '../../src/clock.js';
+import { claimDeliveries, recordOutcomes } from '../../src/delivery/outbox.js';
 import { startSweeper, sweepExpired } from '../../src/delivery/sweeper.js';
 import { describeEachDialect, describePostgres } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -69,6 +70,88 @@ describeEachDialect('the outbox on %s', (dialect) => {
       { timeout: 60_000 },
     );
     await dispatcher.stop();
+  });
+
+  it('writes the outcomes of several attempts in one call, only on rows this worker still holds', async () => {
+    const target = await seedSubscription(f.database, { url: f.receiver.url() });
+    const ids = [
+      await enqueue(f.database, target),
+      await enqueue(f.database, target),
+      await enqueue(f.database, target),
+      await enqueue(f.database, target),
+    ];
+    const now = Date.now() + 1_000;
+    const claimed = await claimDeliveries(f.database.db, dialect, {
+      workerId: 'worker-a',
+      leaseMs: 60_000,
+      limit: 10,
+      now,
+    });
+    expect(claimed.map((row) => row.id).sort()).toEqual([...ids].sort());
+    const [delivered, retried, failed, reclaimed] = ids as [string, string, string, string];
+    // Its lease ran out and another worker holds it now: that worker decides.
+    await f.database.db
+      .updateTable('event_deliveries')
+      .set({ locked_by: 'worker-b' })
+      .where('id', '=', reclaimed)
+      .execute();
+    const written = await recordOutcomes(
+      f.database.db,
+      dialect,
+      'worker-a',
+      [
+        {
+          id: delivered,
+          outcome: { status: 'delivered', delivered_at: now, last_status: 204, last_error: null },
+        },
+        {
+          id: retried,
+          outcome: {
+            status: 'pending',
+            next_attempt_at: now + 5_000,
+            last_status: 503,
+            last_error: 'HTTP 503',
+          },
+        },
+        { id: failed, outcome: { status: 'failed', last_status: 400, last_error: 'HTTP 400 "quoted"' } },
+        {
+          id: reclaimed,
+          outcome: { status: 'delivered', delivered_at: now, last_status: 200, last_error: null },
+        },
+      ],
+      now + 10,
+    );
+    expect(written).toEqual([true, true, true, false]);
+    expect(await deliveryRow(f.database, delivered)).toMatchObject({
+      status: 'delivered',
+      delivered_at: now,
+      finished_at: now + 10,
+      last_status: 204,
+      last_error: null,
+      locked_until: null,
+    });
+    const retriedRow = await deliveryRow(f.database, retried);
+    expect(retriedRow).toMatchObject({
+      status: 'pending',
+      next_attempt_at: now + 5_000,
+      delivered_at: null,
+      finished_at: null,
+      last_status: 503,
+      last_error: 'HTTP 503',
+      locked_until: null,
+    });
+    expect(await deliveryRow(f.database, failed)).toMatchObject({
+      status: 'failed',
+      finished_at: now + 10,
+      last_status: 400,
+      last_error: 'HTTP 400 "quoted"',
+    });
+    expect(await deliveryRow(f.database, reclaimed)).toMatchObject({
+      status: 'pending',
+      locked_by: 'worker-b',
+      last_status: null,
+    });
+    expect(await recordOutcomes(f.database.db, dialect, 'worker-a', [], now)).toEqual([]);
   });
 
   it('records when a delivery finished', async () => {
