@@ -8,7 +8,14 @@ import pino, { type Logger } from 'pino';
  */
 
 /** Fields named like secrets: redacted at the top of a log line's object and one level down. */
-const SECRET_FIELDS = ['clientSecret', 'client_secret', 'access_token', 'signingSecret', 'secret', 'password'];
+const SECRET_FIELDS = [
+  'clientSecret',
+  'client_secret',
+  'access_token',
+  'signingSecret',
+  'secret',
+  'password',
+];
 
 /** Headers and fields that must never reach a log line. */
 export const REDACTED_PATHS = [
