@@ -42,6 +42,16 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       callbackTtlMs: server.config.callbackTtlMs,
       now: server.clock.now(),
     });
+  /** A chat token of a new client of the same instance that acts as the other user. */
+  const tokenOfOtherUser = async () => {
+    const other = await server.newClient('acme', ['chat']);
+    await server.platform.services.db
+      .updateTable('clients')
+      .set({ user_id: otherUserId })
+      .where('id', '=', other.clientId)
+      .execute();
+    return server.token(['chat'], other);
+  };
 
   async function channel(title: string, visibility = 'PUBLIC') {
     const res = await server.call('POST', '/v1/chat/channels', { token, json: { title, visibility } });
@@ -59,13 +69,7 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
     expect(list.body.channels.map((c: { id: string }) => c.id)).toEqual(
       expect.arrayContaining([general.id, secret.id]),
     );
-    const other = await server.newClient('acme', ['chat']);
-    await server.platform.services.db
-      .updateTable('clients')
-      .set({ user_id: otherUserId })
-      .where('id', '=', other.clientId)
-      .execute();
-    const otherToken = await server.token(['chat'], other);
+    const otherToken = await tokenOfOtherUser();
     expect((await server.call('GET', `/v1/chat/channels/${secret.id}`, { token: otherToken })).status).toBe(
       404,
     );
@@ -91,13 +95,7 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
     expect((await post(closed.id, token, 'member')).status).toBe(201);
     expect((await post(randomUUID(), token, 'nowhere')).status).toBe(404);
 
-    const other = await server.newClient('acme', ['chat']);
-    await server.platform.services.db
-      .updateTable('clients')
-      .set({ user_id: otherUserId })
-      .where('id', '=', other.clientId)
-      .execute();
-    const otherToken = await server.token(['chat'], other);
+    const otherToken = await tokenOfOtherUser();
     expect((await post(closed.id, otherToken, 'not a member')).status).toBe(404);
     expect((await post(open.id, otherToken, 'anyone')).status).toBe(201);
   });
@@ -534,13 +532,7 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
 
   it('lists only integrations active on channels the caller can access (and its own)', async () => {
     token = await server.token(['chat', 'user']);
-    const other = await server.newClient('acme', ['chat']);
-    await server.platform.services.db
-      .updateTable('clients')
-      .set({ user_id: otherUserId })
-      .where('id', '=', other.clientId)
-      .execute();
-    const otherToken = await server.token(['chat'], other);
+    const otherToken = await tokenOfOtherUser();
     const hidden = await channel('hidden', 'PRIVATE');
     const mine = (
       await server.call('POST', '/v1/chat/integrations', {
