@@ -138,9 +138,10 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
     }
   });
 
-  it.runIf(dialect === 'sqlite')(
-    'writes the messages of one turn in one transaction, where one that is refused fails alone',
-    async () => {
+  // Only SQLite shares a transaction among the posts of a turn (PostgreSQL writes each in one statement):
+  // registered for it alone, so that no run reports it skipped.
+  if (dialect === 'sqlite')
+    it('writes the messages of one turn in one transaction, where one that is refused fails alone', async () => {
       const room = await channel('together');
       const first = await server.call('POST', `/v1/chat/channels/${room.id}/messages`, {
         token,
@@ -183,8 +184,7 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       } finally {
         await sql`drop trigger if exists refuse_together`.execute(db);
       }
-    },
-  );
+    });
 
   it('enforces the iff rules of integrations and subscriptions (400)', async () => {
     const general = await channel('rules');
