@@ -154,10 +154,21 @@ function fullDisk() {
       expect(schemaProblems('ApiError', answer.body)).toEqual([]);
       expect(Number(answer.retryAfter)).toBeGreaterThan(0);
     }
-    const more = await Promise.all([1, 2, 3].map((n) => createUser(10_000 + n)));
-    expect(more.map((a) => a.status)).toEqual([503, 503, 503]);
-
-    expect((await call(baseUrl, 'GET', '/readyz')).status).toBe(503);
+    // While the disk stays full a write may still fit now and then (seen in CI beside a CPU hog: a 201
+    // after a 503, likely SQLite reusing WAL space once the checkpoint worker has copied it). Whatever
+    // fits is a 201; anything else a 503 in the error's shape, never a 500. Readiness follows the last
+    // write: asked until a refused write and a 503 readiness are seen in a row (a write that fitted
+    // between them ends the episode, rightly).
+    let refusedThenNotReady = false;
+    for (let n = 10_000; n < 10_050 && !refusedThenNotReady; n++) {
+      const answer = await createUser(n);
+      expect([201, 503]).toContain(answer.status);
+      if (answer.status !== 503) continue;
+      expect(schemaProblems('ApiError', answer.body)).toEqual([]);
+      expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+      refusedThenNotReady = (await call(baseUrl, 'GET', '/readyz')).status === 503;
+    }
+    expect(refusedThenNotReady).toBe(true);
     expect((await call(baseUrl, 'GET', '/healthz')).status).toBe(200);
     const read = await call(baseUrl, 'GET', '/v1/users?limit=5&offset=0', token);
     expect(read.status).toBe(200);
@@ -170,11 +181,16 @@ function fullDisk() {
     });
     expect((await createUser(20_000)).status).toBe(201);
 
-    // The real cause, once for the episode; never the rollback that SQLite had already done itself.
-    const output = server.output();
-    expect(output.match(/refuses writes \(database or disk is full\)/g)).toHaveLength(1);
-    expect(output).not.toMatch(/cannot rollback/);
-    await vi.waitFor(() => expect(server?.output()).toMatch(/the database works again/), { timeout: 60_000 });
+    // The real cause, once an episode (one, unless a write that fitted ended it early: then one line each,
+    // as many as the lines saying it works again); never the rollback that SQLite had already done itself.
+    const count = (pattern: RegExp) => server?.output().match(pattern)?.length ?? 0;
+    await vi.waitFor(() => expect(count(/the database works again/g)).toBeGreaterThan(0), {
+      timeout: 60_000,
+    });
+    const episodes = count(/refuses writes \(database or disk is full\)/g);
+    expect(episodes).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(count(/the database works again/g)).toBe(episodes), { timeout: 60_000 });
+    expect(server.output()).not.toMatch(/cannot rollback/);
   }, 600_000);
 }
 
