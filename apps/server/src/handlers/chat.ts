@@ -11,6 +11,7 @@ import {
 } from '../chat/access.js';
 import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, EventDeliveriesTable, MessagesTable } from '../db/schema.js';
+import { writeInSharedTransaction } from '../db/shared-transaction.js';
 import { ApiProblem } from '../errors.js';
 import { chatEventRows, chatUser, emitChatEvent } from '../events/emit.js';
 import type { Services } from '../services.js';
@@ -146,7 +147,7 @@ type MessageRow = Parameters<typeof insertMessageRow>[1];
 /**
  * Writes a posted message and its outbox rows; they commit together. PostgreSQL: one statement, so one
  * round trip instead of five (taking a connection, BEGIN, two inserts, COMMIT). SQLite: the messages
- * whose reads ended in the same turn of the event loop share one transaction (writeTogether).
+ * whose reads ended in the same turn of the event loop share one transaction (db/shared-transaction.ts).
  */
 export async function writeMessage(
   db: Kysely<Database>,
@@ -154,7 +155,11 @@ export async function writeMessage(
   row: MessageRow,
   events: Array<Insertable<EventDeliveriesTable>>,
 ): Promise<void> {
-  if (dialect !== 'postgres') return writeTogether(db, { row, events });
+  if (dialect !== 'postgres')
+    return writeInSharedTransaction(db, async (trx) => {
+      await insertMessageRow(trx, row);
+      if (events.length > 0) await trx.insertInto('event_deliveries').values(events).execute();
+    });
   if (events.length === 0) {
     await insertMessageRow(db, row);
     return;
@@ -192,68 +197,6 @@ function insertMessageRow(
     row.text,
     row.created_at,
   );
-}
-
-interface MessageWrite {
-  row: MessageRow;
-  events: Array<Insertable<EventDeliveriesTable>>;
-}
-
-/** Per database: the SQLite message writes waiting for the end of the turn, with how each is answered. */
-const waitingWrites = new WeakMap<
-  Kysely<Database>,
-  Array<{ write: MessageWrite; settle: (error?: unknown) => void }>
->();
-
-/**
- * SQLite: one transaction for the messages posted in the same turn, each within a savepoint of its own,
- * so one commit (its WAL write, the largest single cost of a post there) serves them all while one that
- * fails still fails alone; a failed commit fails them all, as it would have each.
- */
-function writeTogether(db: Kysely<Database>, write: MessageWrite): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let waiting = waitingWrites.get(db);
-    if (!waiting) {
-      waiting = [];
-      waitingWrites.set(db, waiting);
-      setImmediate(() => void commitTogether(db));
-    }
-    waiting.push({ write, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-  });
-}
-
-async function commitTogether(db: Kysely<Database>): Promise<void> {
-  const batch = waitingWrites.get(db) ?? [];
-  waitingWrites.delete(db);
-  const failures = new Map<number, unknown>();
-  const insert = async (trx: Kysely<Database>, { row, events }: MessageWrite) => {
-    await insertMessageRow(trx, row);
-    if (events.length > 0) await trx.insertInto('event_deliveries').values(events).execute();
-  };
-  try {
-    await db.transaction().execute(async (trx) => {
-      const [only] = batch;
-      if (only && batch.length === 1) return insert(trx, only.write);
-      for (const [index, { write }] of batch.entries()) {
-        await sql`savepoint post_message`.execute(trx);
-        try {
-          await insert(trx, write);
-        } catch (error) {
-          // Some errors (a full disk, an I/O error) end the whole transaction in SQLite: then the savepoint
-          // is gone, and the first error is what every message in the batch fails with.
-          await sql`rollback to post_message`.execute(trx).catch(() => {
-            throw error;
-          });
-          failures.set(index, error ?? new Error('message not written'));
-        }
-        await sql`release post_message`.execute(trx);
-      }
-    });
-  } catch (error) {
-    for (const { settle } of batch) settle(error ?? new Error('messages not written'));
-    return;
-  }
-  for (const [index, { settle }] of batch.entries()) settle(failures.get(index));
 }
 
 /** The channel, the caller and the new message's time, as posting a message needs them (404, then 403). */
