@@ -59,6 +59,27 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
     return res.body as { id: string; title: string };
   }
 
+  /** Makes the database refuse to insert a message with this text (a trigger); resolves to the undoing. */
+  async function refuseMessages(text: string): Promise<() => Promise<void>> {
+    const db = server.platform.services.db;
+    if (dialect === 'sqlite') {
+      await sql`create temp trigger refuse_text before insert on messages when new.text = ${sql.lit(text)}
+        begin select raise(abort, 'refused by the test'); end`.execute(db);
+      return async () => void (await sql`drop trigger refuse_text`.execute(db));
+    }
+    await sql`create function refuse_text() returns trigger language plpgsql as $$
+      begin
+        if new.text = ${sql.lit(text)} then raise exception 'refused by the test'; end if;
+        return new;
+      end $$`.execute(db);
+    await sql`create trigger refuse_text before insert on messages
+      for each row execute function refuse_text()`.execute(db);
+    return async () => {
+      await sql`drop trigger refuse_text on messages`.execute(db);
+      await sql`drop function refuse_text()`.execute(db);
+    };
+  }
+
   it('creates, lists and reads channels; private channels are invisible to non-members', async () => {
     const general = await channel('general');
     expect((await server.call('GET', `/v1/chat/channels/${general.id}`, { token })).body.title).toBe(
@@ -104,12 +125,10 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
     const room = await channel('all-at-once');
     const texts = Array.from({ length: 24 }, (_, i) => `at once ${i}`);
     const failing = 'at once 7';
-    // SQLite writes the messages whose reads end in the same turn in one transaction (a savepoint each): a
-    // message its insert refuses must not take the others with it (the next test makes such a turn).
-    if (dialect === 'sqlite') {
-      await sql`create temp trigger refuse_one before insert on messages when new.text = ${sql.lit(failing)}
-        begin select raise(abort, 'refused by the test'); end`.execute(server.platform.services.db);
-    }
+    // The messages whose reads end in the same turn are written together (SQLite: one transaction, a
+    // savepoint each; PostgreSQL: one statement): a message its insert refuses must not take the others
+    // with it (the next test makes such a turn for certain).
+    const allowAgain = await refuseMessages(failing);
     try {
       const answers = await Promise.all(
         texts.map((text) =>
@@ -120,71 +139,63 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
           }),
         ),
       );
-      const refused = dialect === 'sqlite' ? [failing] : [];
       for (const [index, answer] of answers.entries()) {
-        expect(answer.status, texts[index]).toBe(refused.includes(texts[index] as string) ? 500 : 201);
+        expect(answer.status, texts[index]).toBe(texts[index] === failing ? 500 : 201);
       }
       const stored = await server.platform.services.db
         .selectFrom('messages')
         .select('text')
         .where('channel_id', '=', room.id)
         .execute();
-      expect(stored.map((row) => row.text).sort()).toEqual(
-        texts.filter((text) => !refused.includes(text)).sort(),
-      );
+      expect(stored.map((row) => row.text).sort()).toEqual(texts.filter((text) => text !== failing).sort());
     } finally {
-      if (dialect === 'sqlite')
-        await sql`drop trigger if exists refuse_one`.execute(server.platform.services.db);
+      await allowAgain();
     }
   });
 
-  // Only SQLite shares a transaction among the posts of a turn (PostgreSQL writes each in one statement):
-  // registered for it alone, so that no run reports it skipped.
-  if (dialect === 'sqlite')
-    it('writes the messages of one turn in one transaction, where one that is refused fails alone', async () => {
-      const room = await channel('together');
-      const first = await server.call('POST', `/v1/chat/channels/${room.id}/messages`, {
-        token,
-        json: { text: 'first' },
-      });
-      const db = server.platform.services.db;
-      const stored = await db
-        .selectFrom('messages')
-        .selectAll()
-        .where('id', '=', first.body.id)
-        .executeTakeFirstOrThrow();
-      const author = stored.author_user_id ?? 0;
-      await sql`create temp trigger refuse_together before insert on messages when new.text = 'refused'
-        begin select raise(abort, 'refused by the test'); end`.execute(db);
-      try {
-        // Started in the same turn: written by one transaction, a savepoint each.
-        const results = await Promise.allSettled(
-          ['one', 'refused', 'two'].map((text, i) =>
-            writeMessage(
-              db,
-              'sqlite',
-              {
-                ...stored,
-                author_user_id: author,
-                id: randomUUID(),
-                text,
-                created_at: stored.created_at + i + 1,
-              },
-              [],
-            ),
-          ),
-        );
-        expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-        const texts = await db
-          .selectFrom('messages')
-          .select('text')
-          .where('channel_id', '=', room.id)
-          .execute();
-        expect(texts.map((row) => row.text).sort()).toEqual(['first', 'one', 'two']);
-      } finally {
-        await sql`drop trigger if exists refuse_together`.execute(db);
-      }
+  it('writes the messages of one turn together, where one that is refused fails alone', async () => {
+    const room = await channel('together');
+    const first = await server.call('POST', `/v1/chat/channels/${room.id}/messages`, {
+      token,
+      json: { text: 'first' },
     });
+    const db = server.platform.services.db;
+    const stored = await db
+      .selectFrom('messages')
+      .selectAll()
+      .where('id', '=', first.body.id)
+      .executeTakeFirstOrThrow();
+    const author = stored.author_user_id ?? 0;
+    const allowAgain = await refuseMessages('refused');
+    try {
+      // Started in the same turn: written by one transaction, a savepoint each.
+      const results = await Promise.allSettled(
+        ['one', 'refused', 'two'].map((text, i) =>
+          writeMessage(
+            db,
+            dialect,
+            {
+              ...stored,
+              author_user_id: author,
+              id: randomUUID(),
+              text,
+              created_at: stored.created_at + i + 1,
+            },
+            [],
+          ),
+        ),
+      );
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const texts = await db
+        .selectFrom('messages')
+        .select('text')
+        .where('channel_id', '=', room.id)
+        .execute();
+      expect(texts.map((row) => row.text).sort()).toEqual(['first', 'one', 'two']);
+    } finally {
+      await allowAgain();
+    }
+  });
 
   it('enforces the iff rules of integrations and subscriptions (400)', async () => {
     const general = await channel('rules');

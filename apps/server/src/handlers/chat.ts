@@ -11,6 +11,7 @@ import {
 } from '../chat/access.js';
 import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, EventDeliveriesTable, MessagesTable } from '../db/schema.js';
+import { insertInSharedStatement } from '../db/shared-statement.js';
 import { writeInSharedTransaction } from '../db/shared-transaction.js';
 import { ApiProblem } from '../errors.js';
 import { chatEventRows, chatUser, emitChatEvent } from '../events/emit.js';
@@ -64,7 +65,8 @@ export async function messageById(db: Kysely<Database>, id: string): Promise<Sch
   return messageBody(await messagesWithAuthors(db).where('messages.id', '=', id).executeTakeFirstOrThrow());
 }
 
-// On the path of every message posted: compiled once (db/compiled-query.ts).
+// On the path of every message posted: compiled once (db/compiled-query.ts). The insert is SQLite's;
+// PostgreSQL inserts messages in a statement shared with the others of the turn (writeMessage).
 const selectLastMessageTime = compiledQuery((db: Kysely<Database>, channelId: string) =>
   db
     .selectFrom('messages')
@@ -145,9 +147,9 @@ async function postingContextPostgres(db: Kysely<Database>, auth: AuthContext, c
 type MessageRow = Parameters<typeof insertMessageRow>[1];
 
 /**
- * Writes a posted message and its outbox rows; they commit together. PostgreSQL: one statement, so one
- * round trip instead of five (taking a connection, BEGIN, two inserts, COMMIT). SQLite: the messages
- * whose reads ended in the same turn of the event loop share one transaction (db/shared-transaction.ts).
+ * Writes a posted message and its outbox rows; they commit together, with the other messages posted in
+ * the same turn of the event loop: on PostgreSQL in one statement (db/shared-statement.ts), on SQLite in
+ * one transaction (db/shared-transaction.ts). Either way one that is refused fails alone.
  */
 export async function writeMessage(
   db: Kysely<Database>,
@@ -155,24 +157,17 @@ export async function writeMessage(
   row: MessageRow,
   events: Array<Insertable<EventDeliveriesTable>>,
 ): Promise<void> {
-  if (dialect !== 'postgres')
-    return writeInSharedTransaction(db, async (trx) => {
-      await insertMessageRow(trx, row);
-      if (events.length > 0) await trx.insertInto('event_deliveries').values(events).execute();
-    });
-  if (events.length === 0) {
-    await insertMessageRow(db, row);
-    return;
+  if (dialect === 'postgres') {
+    const message: MessagesTable = { ...row, integration_id: null };
+    return insertInSharedStatement(db, [
+      { table: 'messages', rows: [message] },
+      { table: 'event_deliveries', rows: events },
+    ]);
   }
-  await sql`with message as (
-      insert into messages (id, instance_id, channel_id, author_user_id, integration_id, author_name, text, created_at)
-      values (${row.id}, ${row.instance_id}, ${row.channel_id}, ${row.author_user_id}, null, ${row.author_name},
-        ${row.text}, ${row.created_at})
-    )
-    insert into event_deliveries
-    select * from jsonb_populate_recordset(null::event_deliveries, ${JSON.stringify(events)}::jsonb)`.execute(
-    db,
-  );
+  return writeInSharedTransaction(db, async (trx) => {
+    await insertMessageRow(trx, row);
+    if (events.length > 0) await trx.insertInto('event_deliveries').values(events).execute();
+  });
 }
 
 function insertMessageRow(
