@@ -188,10 +188,13 @@ export class Deliverer {
     row: ClaimedDelivery,
   ): Promise<'held' | { outcome: AttemptOutcome; breaker: Breaker }> {
     const { db } = this.options;
-    const [subscription, integration] = await Promise.all([
-      this.subscriptions.load(row.subscription_id),
-      this.integrations.load(row.integration_id),
-    ]);
+    // As the claim read them, or read now (the attempts of one claim together).
+    const [subscription, integration] = row.read
+      ? [row.read.subscription, row.read.integration]
+      : await Promise.all([
+          this.subscriptions.load(row.subscription_id),
+          this.integrations.load(row.integration_id),
+        ]);
     const closed: Breaker = { failures: 0, openUntil: null, probe: false };
     const permanent = (error: string) => ({
       outcome: { kind: 'permanent', status: null, error } as const,

@@ -72,6 +72,44 @@ describeEachDialect('the outbox on %s', (dialect) => {
     await dispatcher.stop();
   });
 
+  it('claims rows with their subscription and integration as they are now, where the claim reads them', async () => {
+    const kept = await seedSubscription(f.database, { url: f.receiver.url(), signingSecret: 'whsec_kept' });
+    const gone = await seedSubscription(f.database, { url: f.receiver.url() });
+    const keptId = await enqueue(f.database, kept);
+    const goneId = await enqueue(f.database, gone);
+    await f.database.db.deleteFrom('subscriptions').where('id', '=', gone.subscriptionId).execute();
+    await f.database.db
+      .updateTable('subscriptions')
+      .set({ breaker_failures: 2 })
+      .where('id', '=', kept.subscriptionId)
+      .execute();
+    const claimed = await claimDeliveries(f.database.db, dialect, {
+      workerId: 'worker-read',
+      leaseMs: 60_000,
+      limit: 10,
+      now: Date.now() + 1_000,
+    });
+    const byId = new Map(claimed.map((row) => [row.id, row]));
+    // SQLite leaves the reads to the attempt (no round trip to save); PostgreSQL makes them in the claim.
+    if (dialect === 'sqlite') {
+      expect(byId.get(keptId)?.read).toBeUndefined();
+      return;
+    }
+    expect(byId.get(keptId)?.read).toEqual({
+      subscription: {
+        id: kept.subscriptionId,
+        disabled_at: null,
+        breaker_failures: 2,
+        breaker_open_until: null,
+      },
+      integration: { id: kept.integrationId, signing_secret: 'whsec_kept' },
+    });
+    expect(byId.get(goneId)?.read).toEqual({
+      subscription: undefined,
+      integration: { id: gone.integrationId, signing_secret: null },
+    });
+  });
+
   it('writes the outcomes of several attempts in one call, only on rows this worker still holds', async () => {
     const target = await seedSubscription(f.database, { url: f.receiver.url() });
     const ids = [
