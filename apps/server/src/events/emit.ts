@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType, WebhookPayload } from '@platform-api/client/types';
 import type { Insertable, Kysely } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { ChannelAccess, type ChannelRow } from '../chat/access.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
@@ -47,8 +48,8 @@ export const chatUser = (user: { id: number; name: string; email: string }) => (
 /** `/deploy`, `deploy` and `/Deploy` are the same command. */
 export const normaliseCommand = (command: string): string => `/${command.replace(/^\//, '').toLowerCase()}`;
 
-/** The enabled subscriptions of the instance to an event type: compiled once (db/compiled-query.ts). */
-const selectSubscriptions = compiledQuery((db: Kysely<Database>, instanceId: number, type: string) =>
+/** The enabled subscriptions of the instance to an event type, with what their events carry. */
+const subscriptionsOf = (db: Kysely<Database>, instanceId: number, type: string) =>
   db
     .selectFrom('subscriptions')
     .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')
@@ -70,12 +71,28 @@ const selectSubscriptions = compiledQuery((db: Kysely<Database>, instanceId: num
     .where('subscriptions.instance_id', '=', instanceId)
     .where('subscriptions.event_type', '=', type)
     .where('subscriptions.disabled_at', 'is', null)
-    .orderBy('subscriptions.created_at'),
-);
+    .orderBy('subscriptions.created_at');
 
-/** The enabled subscriptions of the instance to the event's type (a slash command's: to that command). */
-async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput) {
-  const { rows } = await selectSubscriptions(db, input.instanceId, input.type);
+/** subscriptionsOf, compiled once (db/compiled-query.ts). */
+const selectSubscriptions = compiledQuery(subscriptionsOf);
+
+/** A row of selectSubscriptions. */
+export type SubscriptionRow = Awaited<ReturnType<typeof selectSubscriptions>>['rows'][number];
+
+/**
+ * PostgreSQL: subscriptionsOf as one JSON array, for a query that reads it together with other things
+ * (posting a message reads it with the channel and the caller: one round trip).
+ */
+export function subscriptionsJsonPostgres(db: Kysely<Database>, instanceId: number, type: WebhookEventType) {
+  return jsonArrayFrom(subscriptionsOf(db, instanceId, type));
+}
+
+/**
+ * The enabled subscriptions of the instance to the event's type (a slash command's: to that command);
+ * `read`: those already read (subscriptionsJsonPostgres).
+ */
+async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput, read?: SubscriptionRow[]) {
+  const rows = read ?? (await selectSubscriptions(db, input.instanceId, input.type)).rows;
   return rows.filter(
     (subscription) =>
       input.type !== 'SLASH_COMMAND' ||
@@ -149,9 +166,10 @@ export async function chatEventRows(
   db: Kysely<Database>,
   services: EmitServices,
   input: ChatEventInput,
+  subscriptions?: SubscriptionRow[],
 ): Promise<Array<Insertable<EventDeliveriesTable>>> {
   const now = services.clock.now();
-  const matching = await matchingSubscriptions(db, input);
+  const matching = await matchingSubscriptions(db, input, subscriptions);
   const [first] = matching;
   if (!first) return [];
   // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).

@@ -14,7 +14,13 @@ import type { Database, EventDeliveriesTable, MessagesTable } from '../db/schema
 import { insertInSharedStatement } from '../db/shared-statement.js';
 import { writeInSharedTransaction } from '../db/shared-transaction.js';
 import { ApiProblem } from '../errors.js';
-import { chatEventRows, chatUser, emitChatEvent } from '../events/emit.js';
+import {
+  chatEventRows,
+  chatUser,
+  emitChatEvent,
+  type SubscriptionRow,
+  subscriptionsJsonPostgres,
+} from '../events/emit.js';
 import type { Services } from '../services.js';
 import { foundOr404, iso, isStorableId, locationOf, notFoundProblem, paged, paging } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
@@ -132,13 +138,19 @@ function callerOr403(user: Caller | null | undefined): Caller {
  * backend: on PostgreSQL the largest share of a post's CPU (issue 26, item 2).
  */
 async function postingContextPostgres(db: Kysely<Database>, auth: AuthContext, channelId: string) {
-  const { rows } = await sql<{ channel: ChannelRow | null; author: Caller | null; last_time: number | null }>`
+  const { rows } = await sql<{
+    channel: ChannelRow | null;
+    author: Caller | null;
+    last_time: number | null;
+    subscriptions: SubscriptionRow[];
+  }>`
     select
       (select row_to_json(c) from channels c where c.id = ${channelId} and c.instance_id = ${auth.instanceId})
         as channel,
       (select json_build_object('id', u.id, 'name', u.name, 'email', u.email) from users u
         where u.id = ${auth.userId} and u.instance_id = ${auth.instanceId} and u.deleted_at is null) as author,
-      (select max(m.created_at) from messages m where m.channel_id = ${channelId}) as last_time`.execute(db);
+      (select max(m.created_at) from messages m where m.channel_id = ${channelId}) as last_time,
+      ${subscriptionsJsonPostgres(db, auth.instanceId, 'MESSAGE_POSTED')} as subscriptions`.execute(db);
   const [context] = rows;
   if (!context) throw new Error('the posting context query returned no row');
   return context;
@@ -194,12 +206,15 @@ function insertMessageRow(
   );
 }
 
-/** The channel, the caller and the new message's time, as posting a message needs them (404, then 403). */
+/**
+ * The channel, the caller and the new message's time, as posting a message needs them (404, then 403);
+ * on PostgreSQL also the subscriptions to MESSAGE_POSTED, read in the same round trip.
+ */
 async function postingContext(
   { db, dialect, clock }: Pick<Services, 'db' | 'dialect' | 'clock'>,
   auth: AuthContext,
   channelId: string,
-): Promise<{ channel: ChannelRow; author: Caller; createdAt: number }> {
+): Promise<{ channel: ChannelRow; author: Caller; createdAt: number; subscriptions?: SubscriptionRow[] }> {
   if (dialect !== 'postgres') {
     const channel = await accessibleChannelOr404(db, auth, channelId);
     const author = await caller(db, auth.instanceId, auth.userId);
@@ -211,7 +226,12 @@ async function postingContext(
   const channel =
     open && context.channel ? context.channel : await accessibleChannelOr404(db, auth, channelId);
   const author = callerOr403(context.author);
-  return { channel, author, createdAt: messageTimeAfter(context.last_time, clock.now()) };
+  return {
+    channel,
+    author,
+    createdAt: messageTimeAfter(context.last_time, clock.now()),
+    subscriptions: context.subscriptions,
+  };
 }
 
 /** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
@@ -356,7 +376,11 @@ export const chatHandlers = {
   async postMessage(ctx) {
     const auth = requireAuth(ctx);
     const { db, dialect, clock, config } = ctx.services;
-    const { channel, author, createdAt } = await postingContext(ctx.services, auth, ctx.params.channelId);
+    const { channel, author, createdAt, subscriptions } = await postingContext(
+      ctx.services,
+      auth,
+      ctx.params.channelId,
+    );
     const row = {
       id: randomUUID(),
       instance_id: auth.instanceId,
@@ -376,6 +400,7 @@ export const chatHandlers = {
         channel,
         details: { author: chatUser(author), message: { id: row.id, text: row.text } },
       },
+      subscriptions,
     );
     await writeMessage(db, dialect, row, events);
     // What messageById would read back: the row just written, its author the caller read above.
