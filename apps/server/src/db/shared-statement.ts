@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { storageFault } from './faults.js';
+import { perTurnOfDatabase, type TurnBatch } from './per-turn.js';
 import type { Database } from './schema.js';
 
 // PostgreSQL: the inserts started in the same turn of the event loop are made by one statement — one
@@ -14,29 +15,12 @@ type TableName = keyof Database & string;
 /** Rows to insert, table by table, in the order given; each row has every column of its table. */
 export type Inserts = ReadonlyArray<{ table: TableName; rows: ReadonlyArray<object> }>;
 
-const waitingInserts = new WeakMap<
-  Kysely<Database>,
-  Array<{ inserts: Inserts; settle: (error?: unknown) => void }>
->();
-
 /** Makes the inserts in the statement shared by the inserts of this turn; settles once it has committed. */
-export function insertInSharedStatement(db: Kysely<Database>, inserts: Inserts): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let waiting = waitingInserts.get(db);
-    if (!waiting) {
-      waiting = [];
-      waitingInserts.set(db, waiting);
-      setImmediate(() => void insertTogether(db));
-    }
-    waiting.push({ inserts, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-  });
-}
+export const insertInSharedStatement = perTurnOfDatabase<Inserts>(insertTogether);
 
-async function insertTogether(db: Kysely<Database>): Promise<void> {
-  const batch = waitingInserts.get(db) ?? [];
-  waitingInserts.delete(db);
+async function insertTogether(db: Kysely<Database>, batch: TurnBatch<Inserts>): Promise<void> {
   try {
-    await insertStatement(batch.flatMap(({ inserts }) => inserts)).execute(db);
+    await insertStatement(batch.flatMap(({ item }) => item)).execute(db);
   } catch (error) {
     // A database that is unreachable or refuses writes refuses each alone too.
     if (batch.length === 1 || storageFault(error)) {
@@ -44,10 +28,13 @@ async function insertTogether(db: Kysely<Database>): Promise<void> {
       return;
     }
     await Promise.all(
-      batch.map(({ inserts, settle }) =>
-        insertStatement(inserts)
+      batch.map(({ item, settle }) =>
+        insertStatement(item)
           .execute(db)
-          .then(() => settle(), settle),
+          .then(
+            () => settle(),
+            (alone) => settle(alone ?? new Error('not written')),
+          ),
       ),
     );
     return;

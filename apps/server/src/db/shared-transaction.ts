@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { perTurnOfDatabase, type TurnBatch } from './per-turn.js';
 import type { Database } from './schema.js';
 
 // SQLite: the writes started in the same turn of the event loop share one transaction, each within a
@@ -8,34 +9,16 @@ import type { Database } from './schema.js';
 
 type Write = (trx: Kysely<Database>) => Promise<void>;
 
-/** Per database: the writes waiting for the end of the turn, with how each is answered. */
-const waitingWrites = new WeakMap<
-  Kysely<Database>,
-  Array<{ write: Write; settle: (error?: unknown) => void }>
->();
-
 /** Runs `write` in the transaction shared by the writes of this turn; settles once that has committed. */
-export function writeInSharedTransaction(db: Kysely<Database>, write: Write): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let waiting = waitingWrites.get(db);
-    if (!waiting) {
-      waiting = [];
-      waitingWrites.set(db, waiting);
-      setImmediate(() => void commitTogether(db));
-    }
-    waiting.push({ write, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-  });
-}
+export const writeInSharedTransaction = perTurnOfDatabase<Write>(commitTogether);
 
-async function commitTogether(db: Kysely<Database>): Promise<void> {
-  const batch = waitingWrites.get(db) ?? [];
-  waitingWrites.delete(db);
+async function commitTogether(db: Kysely<Database>, batch: TurnBatch<Write>): Promise<void> {
   const failures = new Map<number, unknown>();
   try {
     await db.transaction().execute(async (trx) => {
       const [only] = batch;
-      if (only && batch.length === 1) return only.write(trx);
-      for (const [index, { write }] of batch.entries()) {
+      if (only && batch.length === 1) return only.item(trx);
+      for (const [index, { item: write }] of batch.entries()) {
         await sql`savepoint shared_write`.execute(trx);
         try {
           await write(trx);
