@@ -133,9 +133,9 @@ function callerOr403(user: Caller | null | undefined): Caller {
 }
 
 /**
- * PostgreSQL: what posting a message reads first — the channel, the caller and the channel's latest
- * message time — in one round trip instead of three. Each round trip is a socket write that wakes a
- * backend: on PostgreSQL the largest share of a post's CPU (issue 26, item 2).
+ * PostgreSQL: what posting a message reads — the channel, the caller, the channel's latest message time
+ * and the subscriptions to MESSAGE_POSTED — in one round trip instead of four. Each round trip is a socket
+ * write that wakes a backend: on PostgreSQL the largest share of a post's CPU (issue 26, item 2).
  */
 async function postingContextPostgres(db: Kysely<Database>, auth: AuthContext, channelId: string) {
   const { rows } = await sql<{
