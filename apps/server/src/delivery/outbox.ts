@@ -3,6 +3,7 @@
 // needs, record outcomes, hand back rows held by a cap or a breaker, keep each subscription's circuit
 // breaker, and disable a subscription whose receiver answered 410 Gone.
 import { type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
+import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, Dialect, EventDeliveriesTable } from '../db/schema.js';
 
@@ -19,6 +20,10 @@ const CLAIMED_COLUMNS = [
   'attempts',
   'created_at',
 ] as const;
+/** What an attempt reads of its subscription (whether it may go, its breaker) and of its integration. */
+const SUBSCRIPTION_COLUMNS = ['id', 'disabled_at', 'breaker_failures', 'breaker_open_until'] as const;
+const INTEGRATION_COLUMNS = ['id', 'signing_secret'] as const;
+
 export type ClaimedDelivery = Pick<Selectable<EventDeliveriesTable>, (typeof CLAIMED_COLUMNS)[number]> & {
   /**
    * The row's subscription and integration as the claim found them, undefined for one deleted: PostgreSQL
@@ -86,61 +91,41 @@ export async function claimDeliveries(
     const rows = await lock(db).execute();
     return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
   }
-  // PostgreSQL: what each attempt reads first, its subscription and integration, joined to the claimed
-  // rows in the same statement (a CTE around the UPDATE … RETURNING): two round trips fewer a claim.
+  // PostgreSQL: what each attempt reads first, its subscription and integration, read with the claimed rows
+  // in the same statement (a CTE around the UPDATE … RETURNING, each read as a JSON object, null when
+  // deleted): two round trips fewer a claim.
   const rows = await db
     .with('claimed', lock)
     .selectFrom('claimed')
-    .leftJoin('subscriptions', 'subscriptions.id', 'claimed.subscription_id')
-    .leftJoin('integrations', 'integrations.id', 'claimed.integration_id')
     .selectAll('claimed')
-    .select([
-      'subscriptions.id as read_subscription_id',
-      'subscriptions.disabled_at',
-      'subscriptions.breaker_failures',
-      'subscriptions.breaker_open_until',
-      'integrations.id as read_integration_id',
-      'integrations.signing_secret',
+    .select((eb) => [
+      jsonObjectFrom(
+        eb
+          .selectFrom('subscriptions')
+          .select(SUBSCRIPTION_COLUMNS)
+          .whereRef('subscriptions.id', '=', 'claimed.subscription_id'),
+      ).as('subscription'),
+      jsonObjectFrom(
+        eb
+          .selectFrom('integrations')
+          .select(INTEGRATION_COLUMNS)
+          .whereRef('integrations.id', '=', 'claimed.integration_id'),
+      ).as('integration'),
     ])
     .execute();
-  return rows.map(
-    ({
-      read_subscription_id,
-      disabled_at,
-      breaker_failures,
-      breaker_open_until,
-      read_integration_id,
-      signing_secret,
-      ...row
-    }) => ({
-      ...row,
-      attempts: Number(row.attempts),
-      read: {
-        subscription:
-          read_subscription_id === null
-            ? undefined
-            : {
-                id: read_subscription_id,
-                disabled_at,
-                // Not null in the table: the outer join's type allows it.
-                breaker_failures: breaker_failures ?? 0,
-                breaker_open_until,
-              },
-        integration: read_integration_id === null ? undefined : { id: read_integration_id, signing_secret },
-      },
-    }),
-  );
+  return rows.map(({ subscription, integration, ...row }) => ({
+    ...row,
+    attempts: Number(row.attempts),
+    read: { subscription: subscription ?? undefined, integration: integration ?? undefined },
+  }));
 }
 
 // Read for every attempt: compiled once (db/compiled-query.ts).
 const selectSubscription = compiledQuery((db: Kysely<Database>, id: string) =>
-  db
-    .selectFrom('subscriptions')
-    .select(['id', 'disabled_at', 'breaker_failures', 'breaker_open_until'])
-    .where('id', '=', id),
+  db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', '=', id),
 );
 const selectIntegration = compiledQuery((db: Kysely<Database>, id: string) =>
-  db.selectFrom('integrations').select(['id', 'signing_secret']).where('id', '=', id),
+  db.selectFrom('integrations').select(INTEGRATION_COLUMNS).where('id', '=', id),
 );
 
 /** A delivery's subscription as the attempt reads it. */
@@ -161,11 +146,7 @@ export async function findSubscriptions(
   const rows =
     ids.length === 1
       ? (await selectSubscription(db, ids[0] as string)).rows
-      : await db
-          .selectFrom('subscriptions')
-          .select(['id', 'disabled_at', 'breaker_failures', 'breaker_open_until'])
-          .where('id', 'in', ids)
-          .execute();
+      : await db.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -177,7 +158,7 @@ export async function findIntegrations(
   const rows =
     ids.length === 1
       ? (await selectIntegration(db, ids[0] as string)).rows
-      : await db.selectFrom('integrations').select(['id', 'signing_secret']).where('id', 'in', ids).execute();
+      : await db.selectFrom('integrations').select(INTEGRATION_COLUMNS).where('id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
