@@ -8,9 +8,14 @@ import { type MockedApi, type MockServer, mockedApis, startMock } from './index.
 import { trigger } from './trigger.js';
 
 const USAGE = `Usage:
-  platform-api-mock [platform|site ...]          start the Prism mocks (both by default)
+  platform-api-mock [platform|site ...] [options] start the mocks (both by default)
   platform-api-mock trigger <EVENT_TYPE|all ...> --to <url> [options]
   platform-api-mock trigger --list               the event types
+
+mock options:
+  --stateless             Prism's examples only: no memory, any credentials (the mocks keep state by default)
+  --max-items <n>         items a tenant keeps at most, the oldest dropped first (default 10000)
+  --max-tenants <n>       tenants kept at most, the least recently active dropped first (default 1000)
 
 trigger options:
   --to <url>              the receiver (https)
@@ -133,21 +138,48 @@ function parseTriggerArgs(args: string[]) {
   });
 }
 
-async function runMocks(requested: string[]): Promise<void> {
-  const apis = (requested.length > 0 ? requested : Object.keys(mockedApis)) as MockedApi[];
+async function runMocks(args: string[]): Promise<void> {
+  let parsed: ReturnType<typeof parseMockArgs>;
+  try {
+    parsed = parseMockArgs(args);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values, positionals } = parsed;
+  const apis = (positionals.length > 0 ? positionals : Object.keys(mockedApis)) as MockedApi[];
   for (const api of apis) {
     if (!(api in mockedApis)) {
       console.error(`Unknown API "${api}". Known: ${Object.keys(mockedApis).join(', ')}\n\n${USAGE}`);
       process.exit(2);
     }
   }
+  const count = (name: 'max-items' | 'max-tenants') => {
+    const text = values[name];
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) {
+      console.error(`--${name} takes a whole number of at least 1, not "${text}"\n\n${USAGE}`);
+      process.exit(2);
+    }
+    return value;
+  };
+  const maxItems = count('max-items');
+  const maxTenants = count('max-tenants');
 
   const servers: MockServer[] = [];
   for (const api of apis) {
     const port = Number(process.env[`MOCK_${api.toUpperCase()}_PORT`] ?? mockedApis[api].defaultPort);
-    const server = await startMock(api, { port });
+    const server = await startMock(api, {
+      port,
+      ...(values.stateless ? { stateless: true } : {}),
+      ...(maxItems !== undefined ? { maxItems } : {}),
+      ...(maxTenants !== undefined ? { maxTenants } : {}),
+    });
     servers.push(server);
-    console.log(`${api} mock (Prism): ${server.url}`);
+    console.log(
+      `${api} mock (${values.stateless ? "Prism's examples, no memory" : 'with memory'}): ${server.url}`,
+    );
   }
 
   const shutdown = async () => {
@@ -156,4 +188,17 @@ async function runMocks(requested: string[]): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+}
+
+function parseMockArgs(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      stateless: { type: 'boolean' },
+      'max-items': { type: 'string' },
+      'max-tenants': { type: 'string' },
+    },
+  });
 }

@@ -1,18 +1,22 @@
-// A node:http front in front of Prism. It forwards every request and response unchanged and streaming,
-// except Prism's 401s: Prism answers every 401 with the spec's first example, which names `/v1/users`
-// whatever the path and, in `WWW-Authenticate`, says the token expired even when none was sent. And it
-// holds requests to the rules the spec states beside the schemas, which Prism cannot read
-// (`x-required-in-one-of`): one that breaks them is forwarded asking Prism for the documented 400. And it
-// keeps Prism alive: Prism copies the property names of a refused JSON body into its `sl-violations`
-// header, and a name holding U+007F or a character beyond Latin-1 is not a valid header value — Node throws
-// and Prism's process dies. Such names are renamed (headerSafeNames) before Prism sees them.
-// And it answers where Prism does not as the real servers do (FrontOptions): the query forms Prism misreads
-// (query.ts), HEAD on GET routes, `Allow` on a 405, the API's error body for malformed JSON, WordPress's
-// paging and discovery headers built from the request.
+// A node:http front before Prism, on the mock's public port. Every request is read whole, then answered
+// by the mock's state (state/engine.ts), which asks Prism what it needs, or by Prism alone (`--stateless`,
+// and what the state does not model). Prism's answers are held to what the real servers do:
+// - a 401 names the request's path (Prism's example names `/v1/users`) and claims an expired token only
+//   when one was sent (RFC 6750 §3.1); the callback operation challenges with its own scheme;
+// - a 405 carries `Allow`, and on the platform the front answers it itself with an `ApiError`;
+// - the rules the spec states beside the schemas (`x-required-in-one-of`), the query forms Prism misreads
+//   (query.ts) and a JSON `null` where an object is asked for get the documented 400; a body that is not
+//   JSON, or not UTF-8, gets the API's 400 from the front;
+// - HEAD on a GET route is asked as GET and answered without the body;
+// - WordPress's paging and discovery headers are built from the request.
+// It also keeps Prism alive: Prism copies the property names of a refused JSON body into its
+// `sl-violations` header, and a name holding U+007F or a character beyond Latin-1 is not a valid header
+// value — Node throws and Prism's process dies. Such names are renamed (headerSafeNames) before Prism sees
+// them, and bodies that are not UTF-8 never reach it.
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { missingRequiredInOneOf, type Operation, parseRequestBody } from '@platform-api/validator';
-import { sendJson } from './json-response.js';
 import type { QueryReader } from './query.js';
+import type { Answer, StateEngine } from './state/engine.js';
 
 /** Hop-by-hop fields (RFC 9110 §7.6.1): each side of the front has its own connection. */
 const HOP_BY_HOP = new Set([
@@ -81,6 +85,17 @@ export interface FrontOptions {
    * the reference server reads it as a body that is not an object (400). Such a request gets the documented 400.
    */
   refusesNull?: (method: string, pathname: string) => boolean;
+  /**
+   * The largest body an operation takes in a media type, and the documented answer to a larger one (413),
+   * which the front gives from the bundle: Prism has no limit, and would judge the body first.
+   */
+  bodyLimit?: (
+    method: string,
+    pathname: string,
+    contentType: string,
+  ) => { bytes: number; answer: { status: number; contentType: string; body: unknown } } | undefined;
+  /** Whether an empty body of this media type is a body (a CSV without rows); Prism reads it as none. */
+  emptyIsBody?: (method: string, pathname: string, contentType: string) => boolean;
   /** Whether the front answers a 405 itself (with `errorBody`), instead of passing Prism's on with `Allow`. */
   ownMethodNotAllowed?: boolean;
   /**
@@ -90,72 +105,24 @@ export interface FrontOptions {
    * answer. `paged` gives a list route's default `per_page`, undefined for any other route.
    */
   wordpress?: { paged(pathname: string): { perPage: number } | undefined };
+  /** Called once per answer: `GET /v1/users?limit=5 200 state` (`state` or `prism`: who answered). */
+  onAnswer?: (line: string) => void;
+  /** The mock's memory (state/): without it every request goes to Prism (`--stateless`). */
+  state?: { engine: StateEngine; findOperation(method: string, pathname: string): Operation | undefined };
 }
 
 export function createFront(upstream: { host: string; port: number }, options: FrontOptions = {}): Front {
-  const { challenges = [], ruled = [], mountPath, query, allow, errorBody, wordpress } = options;
+  const { mountPath, allow, errorBody } = options;
   // A new loopback connection per request: a kept-alive one can be closed by Prism (its idle timeout) just
   // as a request is sent on it, and the request then fails with ECONNRESET (a 502 here) for no fault of
   // the caller's.
   const agent = new http.Agent({ keepAlive: false });
-  /** Requests that came under `mountPath`: the links the front builds for them keep it. */
-  const mounted = new WeakSet<IncomingMessage>();
-  /** The URL Prism is asked, when the query was rewritten (query.ts); `request.url` keeps the one sent. */
-  const forwardUrls = new WeakMap<IncomingMessage, string>();
-  const forward = (
-    request: IncomingMessage,
-    response: ServerResponse,
-    headers: IncomingHttpHeaders,
-    body?: Buffer,
-  ) => {
-    const forwarded = http.request({
-      host: upstream.host,
-      port: upstream.port,
-      // HEAD is asked as GET; node sends no body in the answer to a HEAD.
-      method: request.method === 'HEAD' && headers['x-mock-head'] ? 'GET' : request.method,
-      path: forwardUrls.get(request) ?? request.url,
-      headers: withoutFrontHeaders(headers),
-      agent,
-    });
-    forwarded.on('error', (error) => {
-      if (response.headersSent) {
-        response.destroy(error);
-        return;
-      }
-      response.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
-      response.end(`The mock's Prism process did not answer: ${error.message}\n`);
-    });
-    forwarded.on('response', (answer) => {
-      if (answer.statusCode === 401) {
-        rewriteUnauthorized(request, answer, response, challenges);
-        return;
-      }
-      let rawHeaders = answer.rawHeaders;
-      const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-      if (answer.statusCode === 405) {
-        const methods = allow?.(pathname);
-        if (methods) rawHeaders = [...rawHeadersWithout(rawHeaders, ['allow']), 'Allow', methods.join(', ')];
-      }
-      if (wordpress) {
-        const prefix = mounted.has(request) ? (mountPath ?? '') : '';
-        rawHeaders = wordpressHeaders(
-          request,
-          answer.statusCode ?? 0,
-          rawHeaders,
-          wordpress,
-          prefix,
-          mountPath,
-        );
-      }
-      if (headers['x-mock-documented-400']) respondWithPath(request, response, answer, rawHeaders);
-      else respond(response, answer, rawHeaders);
-    });
-    if (body) forwarded.end(body);
-    else request.pipe(forwarded);
-  };
-  const handle = (request: IncomingMessage, response: ServerResponse) => {
+
+  /** The answer to a request, and who gave it: the front, the state or Prism. */
+  const serve = async (request: IncomingMessage): Promise<[Answer, 'front' | 'state' | 'prism']> => {
     // The front's own marks come from the front only.
     for (const name of FRONT_HEADERS) delete request.headers[name];
+    let mounted = false;
     if (
       mountPath &&
       (request.url === mountPath ||
@@ -163,147 +130,312 @@ export function createFront(upstream: { host: string; port: number }, options: F
         request.url?.startsWith(`${mountPath}?`))
     ) {
       request.url = request.url.slice(mountPath.length).replace(/^(?!\/)/, '/');
-      mounted.add(request);
+      mounted = true;
     }
     const [pathname = '/', originalSearch = ''] = (request.url ?? '/').split('?');
-    const frontHeaders: IncomingHttpHeaders = {};
+    const body = await readBody(request);
+    if (options.state && pathname.startsWith(CONTROL_PREFIX)) {
+      return [control(options.state.engine, request, pathname), 'front'];
+    }
     const methods = allow?.(pathname);
-    if (methods && !methods.includes(request.method ?? '')) {
-      if (options.ownMethodNotAllowed && errorBody) {
-        const message = `Method not allowed; this path supports ${methods.join(', ')}`;
-        sendJson(response, 405, errorBody(405, pathname, message), { allow: methods.join(', ') });
-        request.resume();
-        return;
-      }
-    } else if (request.method === 'HEAD' && methods) frontHeaders['x-mock-head'] = '1';
-    const asked = frontHeaders['x-mock-head'] ? 'GET' : (request.method ?? 'GET');
-    const verdict = query?.(asked, pathname, originalSearch);
+    if (methods && !methods.includes(request.method ?? '') && options.ownMethodNotAllowed && errorBody) {
+      const message = `Method not allowed; this path supports ${methods.join(', ')}`;
+      return [jsonAnswer(405, errorBody(405, pathname, message), ['Allow', methods.join(', ')]), 'front'];
+    }
+    // HEAD is asked as GET; node sends no body in the answer to a HEAD.
+    const method = request.method === 'HEAD' && methods?.includes('HEAD') ? 'GET' : (request.method ?? 'GET');
+    const verdict = options.query?.(method, pathname, originalSearch);
     const search = verdict ? verdict.search : originalSearch;
-    if (verdict && search !== originalSearch)
-      forwardUrls.set(request, search ? `${pathname}?${search}` : pathname);
-    if (verdict?.invalid) {
-      frontHeaders.prefer = 'code=400';
-      frontHeaders['x-mock-documented-400'] = '1';
+    const contentType = request.headers['content-type'] ?? '';
+    const json = /json/i.test(contentType);
+    if (
+      json &&
+      errorBody &&
+      methods &&
+      body.length > 0 &&
+      body.length <= MAX_RULED_BODY &&
+      !isJsonText(body)
+    ) {
+      return [jsonAnswer(400, errorBody(400, pathname, 'The body is not valid JSON (UTF-8).')), 'front'];
     }
-    const route = ruled.find((r) => r.method === request.method && r.path.test(pathname));
-    const json = /json/i.test(request.headers['content-type'] ?? '');
-    if (!route && !json) {
-      forward(request, response, { ...withoutHopByHop(request.headers), ...frontHeaders });
-      return;
+    const limit = options.bodyLimit?.(method, pathname, contentType);
+    if (limit && body.length > limit.bytes) {
+      const { status, contentType: type, body: example } = limit.answer;
+      const text = rewrittenBody(Buffer.from(JSON.stringify(example)), pathname);
+      return [{ status, rawHeaders: ['Content-Type', type], body: text }, 'front'];
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      chunks.push(chunk);
-    });
-    request.on('error', (error) => response.destroy(error));
-    request.on('end', () => {
-      const received = Buffer.concat(chunks);
-      if (json && errorBody && methods && size > 0 && size <= MAX_RULED_BODY && !isJson(received)) {
-        sendJson(response, 400, errorBody(400, pathname, 'The body is not valid JSON.'));
-        return;
-      }
-      const body = json && size <= MAX_RULED_BODY ? headerSafeNames(received) : received;
-      const headers = { ...withoutHopByHop(request.headers), ...frontHeaders };
-      if (json && options.refusesNull && /^\s*null\s*$/.test(received.toString('utf8'))) {
-        if (options.refusesNull(request.method ?? 'GET', pathname)) {
-          headers.prefer = 'code=400';
-          headers['x-mock-documented-400'] = '1';
-        }
-      }
-      if (route && size <= MAX_RULED_BODY) {
-        const fields = {
-          query: new URLSearchParams(originalSearch),
-          body: parseRequestBody(request.headers['content-type'] ?? '', body.toString('utf8')),
-        };
-        if (missingRequiredInOneOf(route.operation, fields)) {
-          headers.prefer = 'code=400';
-          headers['x-mock-documented-400'] = '1';
-        }
-      }
-      headers['content-length'] = String(body.length);
-      forward(request, response, headers, body);
-    });
+    // Prism reads an empty body as none: one the operation takes as a body is given a line break instead.
+    const forwarded =
+      body.length === 0 && options.emptyIsBody?.(method, pathname, contentType)
+        ? Buffer.from('\n')
+        : json && body.length <= MAX_RULED_BODY
+          ? headerSafeNames(body)
+          : body;
+    // A documented 400 the front asks Prism for: a rule Prism cannot read is broken.
+    const refused =
+      verdict?.invalid === true ||
+      (json &&
+        /^\s*null\s*$/.test(body.toString('utf8')) &&
+        options.refusesNull?.(method, pathname) === true) ||
+      brokenRule(options.ruled ?? [], method, pathname, originalSearch, contentType, body);
+    const context: ExchangeContext = { request, method, pathname, search, mounted };
+    const exchange = (prefer?: string) =>
+      askPrism(agent, upstream, context, forwarded, prefer).then((answer) =>
+        fromPrism(answer, context, prefer !== undefined, options),
+      );
+    const state = options.state;
+    const route =
+      state && !refused && request.headers.prefer === undefined
+        ? state.engine.route(state.findOperation(method, pathname))
+        : undefined;
+    let answer: Answer;
+    if (state && route) {
+      const host = request.headers.host ?? 'localhost';
+      answer = await state.engine.handle(
+        route,
+        {
+          method,
+          pathname,
+          search,
+          headers: request.headers,
+          body,
+          base: `http://${host}${mounted ? (mountPath ?? '') : ''}`,
+        },
+        exchange,
+      );
+    } else answer = await exchange(refused ? 'code=400' : undefined);
+    if (options.wordpress) answer = withWordPressHeaders(answer, context, options, state !== undefined);
+    return [answer, route ? 'state' : 'prism'];
+  };
+
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const asked = `${request.method} ${request.url}`;
+    serve(request).then(
+      ([answer, who]) => {
+        write(response, answer);
+        options.onAnswer?.(`${asked} ${answer.status} ${who}`);
+      },
+      (error: unknown) => {
+        write(response, {
+          status: 500,
+          rawHeaders: ['Content-Type', 'text/plain; charset=utf-8'],
+          body: Buffer.from(`The mock failed: ${(error as Error).message}\n`),
+        });
+        options.onAnswer?.(`${asked} 500 front: ${(error as Error).stack ?? error}`);
+      },
+    );
   };
   return { handle, close: () => agent.destroy() };
 }
 
-/** Marks the front adds for itself (never sent to Prism). */
-const FRONT_HEADERS = ['x-mock-head', 'x-mock-documented-400'];
+/** Paths the mock answers itself, outside the APIs (README: "Control"). */
+const CONTROL_PREFIX = '/__mock/';
 
-function withoutFrontHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const kept = { ...headers };
-  for (const name of FRONT_HEADERS) delete kept[name];
-  return kept;
+/** `POST /__mock/reset`: empties the state of the caller's tenant (its credentials say which). */
+function control(engine: StateEngine, request: IncomingMessage, pathname: string): Answer {
+  if (pathname !== `${CONTROL_PREFIX}reset`)
+    return jsonAnswer(404, {
+      error: 'not_found',
+      message: `No mock control at ${pathname}; try POST /__mock/reset.`,
+    });
+  if (request.method !== 'POST')
+    return jsonAnswer(405, { error: 'method_not_allowed', message: 'POST /__mock/reset' }, ['Allow', 'POST']);
+  const tenant = engine.tenantOf(request.headers);
+  if (tenant === undefined)
+    return jsonAnswer(401, {
+      error: 'invalid_credentials',
+      message: 'These credentials name no tenant of this mock.',
+    });
+  engine.reset(tenant);
+  return { status: 204, rawHeaders: [], body: Buffer.alloc(0) };
 }
 
-function isJson(body: Buffer): boolean {
+/** What the front knows of a request while it is answered. */
+interface ExchangeContext {
+  request: IncomingMessage;
+  /** `GET` for a `HEAD`. */
+  method: string;
+  pathname: string;
+  /** The query as Prism gets it (query.ts may have rewritten it). */
+  search: string;
+  /** Whether it came under the mount path (`/wp-json`): the links built for it keep it. */
+  mounted: boolean;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('error', reject);
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/** Whether a request breaks an `x-required-in-one-of` rule of its operation. */
+function brokenRule(
+  ruled: RuledRoute[],
+  method: string,
+  pathname: string,
+  search: string,
+  contentType: string,
+  body: Buffer,
+): boolean {
+  const route = ruled.find((r) => r.method === method && r.path.test(pathname));
+  if (!route || body.length > MAX_RULED_BODY) return false;
+  const fields = {
+    query: new URLSearchParams(search),
+    body: parseRequestBody(contentType, body.toString('utf8')),
+  };
+  return missingRequiredInOneOf(route.operation, fields) !== undefined;
+}
+
+/** Prism's answer to the request, whole; a 502 in plain text when Prism does not answer. */
+function askPrism(
+  agent: http.Agent,
+  upstream: { host: string; port: number },
+  context: ExchangeContext,
+  body: Buffer,
+  prefer: string | undefined,
+): Promise<Answer> {
+  const headers: IncomingHttpHeaders = { ...withoutHopByHop(context.request.headers) };
+  if (prefer !== undefined) headers.prefer = prefer;
+  headers['content-length'] = String(body.length);
+  if (body.length === 0 && context.request.headers['content-length'] === undefined)
+    delete headers['content-length'];
+  return new Promise((resolve) => {
+    const forwarded = http.request({
+      host: upstream.host,
+      port: upstream.port,
+      method: context.method,
+      path: context.search ? `${context.pathname}?${context.search}` : context.pathname,
+      headers,
+      agent,
+    });
+    forwarded.on('error', (error) =>
+      resolve({
+        status: 502,
+        rawHeaders: ['Content-Type', 'text/plain; charset=utf-8'],
+        body: Buffer.from(`The mock's Prism process did not answer: ${error.message}\n`),
+      }),
+    );
+    forwarded.on('response', (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('error', (error) =>
+        resolve({
+          status: 502,
+          rawHeaders: [],
+          body: Buffer.from(`Prism's answer broke off: ${error.message}\n`),
+        }),
+      );
+      answer.on('end', () =>
+        resolve({
+          status: answer.statusCode ?? 502,
+          rawHeaders: rawHeadersWithout(answer.rawHeaders, ['content-length']),
+          body: Buffer.concat(chunks),
+        }),
+      );
+    });
+    forwarded.end(body);
+  });
+}
+
+/**
+ * Prism's answer as the real servers give it: a 401 naming the request's path and challenging as the
+ * operation does, a 405 with `Allow`, and a documented answer the front asked for naming the request's path.
+ */
+function fromPrism(answer: Answer, context: ExchangeContext, asked: boolean, options: FrontOptions): Answer {
+  const path = context.pathname;
+  if (answer.status === 401) return unauthorized(answer, context, options.challenges ?? []);
+  if (answer.status === 405) {
+    const methods = options.allow?.(path);
+    if (methods)
+      return {
+        ...answer,
+        rawHeaders: [...rawHeadersWithout(answer.rawHeaders, ['allow']), 'Allow', methods.join(', ')],
+      };
+  }
+  return asked ? { ...answer, body: rewrittenBody(answer.body, path) } : answer;
+}
+
+/** Writes an answer: its status, its headers (without hop-by-hop ones) and its length, then its body. */
+function write(response: ServerResponse, answer: Answer): void {
+  const headers = rawHeadersWithout(answer.rawHeaders, ['content-length']);
+  headers.push('Content-Length', String(answer.body.length));
+  response.writeHead(answer.status, headers);
+  response.end(answer.body);
+}
+
+function jsonAnswer(status: number, body: unknown, rawHeaders: string[] = []): Answer {
+  return {
+    status,
+    rawHeaders: ['Content-Type', 'application/json; charset=utf-8', ...rawHeaders],
+    body: Buffer.from(JSON.stringify(body)),
+  };
+}
+
+/** Marks earlier versions of the front added for themselves: never taken from a caller. */
+const FRONT_HEADERS = ['x-mock-head', 'x-mock-documented-400'];
+
+/** Whether a body is JSON text in UTF-8 (a body that is not gets the API's 400 before Prism sees it). */
+function isJsonText(body: Buffer): boolean {
   try {
-    JSON.parse(body.toString('utf8'));
+    JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
     return true;
   } catch {
     return false;
   }
 }
 
-/** The documented 400 the front asked Prism for, naming the request's path as a 401 does. */
-function respondWithPath(
-  request: IncomingMessage,
-  response: ServerResponse,
-  answer: IncomingMessage,
-  rawHeaders: string[],
-): void {
-  const chunks: Buffer[] = [];
-  answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-  answer.on('error', (error) => response.destroy(error));
-  answer.on('end', () => {
-    const original = Buffer.concat(chunks);
-    const body =
-      original.length > MAX_REWRITTEN_BODY ? original : rewrittenBody(original, request.url ?? '/');
-    respond(response, answer, rawHeaders, body);
-  });
-}
-
 const API_ROOT_REL = 'https://api.w.org/';
 
 /**
- * WordPress's `X-WP-Total`, `X-WP-TotalPages` and `Link` for the request made (Prism sends the examples'):
- * on a list, the pages of the example's total at the request's `per_page`, with `prev`/`next` links on the
- * mock's own URL (WP_REST_Posts_Controller::get_items); on any other answer, the API root link
- * (rest_output_link_header), as on every WordPress response.
+ * WordPress's `X-WP-TotalPages` and `Link` for the request made. From the state, a list carries its own
+ * (lists.ts): every other answer gets the API root link (rest_output_link_header). Without state (Prism's
+ * examples), a list's pages are those of the example's `X-WP-Total` at the request's `per_page`, with
+ * `prev`/`next` links on the mock's own URL (WP_REST_Posts_Controller::get_items).
  */
-function wordpressHeaders(
-  request: IncomingMessage,
-  status: number,
-  rawHeaders: string[],
-  wordpress: NonNullable<FrontOptions['wordpress']>,
-  prefix: string,
-  mountPath: string | undefined,
-): string[] {
-  const origin = `http://${request.headers.host ?? 'localhost'}`;
-  const [pathname = '/', search = ''] = (request.url ?? '/').split('?');
-  const paged = status >= 200 && status < 300 ? wordpress.paged(pathname) : undefined;
-  const apiRoot = `<${origin}${mountPath ?? ''}/>; rel="${API_ROOT_REL}"`;
-  const total = Number(headerValue(rawHeaders, 'x-wp-total'));
-  if (!paged || !Number.isInteger(total)) {
-    return [...rawHeadersWithout(rawHeaders, ['link']), 'Link', apiRoot];
+function withWordPressHeaders(
+  answer: Answer,
+  context: ExchangeContext,
+  options: FrontOptions,
+  stateful: boolean,
+): Answer {
+  const wordpress = options.wordpress;
+  if (!wordpress) return answer;
+  const origin = `http://${context.request.headers.host ?? 'localhost'}`;
+  const apiRoot = `<${origin}${options.mountPath ?? ''}/>; rel="${API_ROOT_REL}"`;
+  const paged = isSuccess(answer.status) ? wordpress.paged(context.pathname) : undefined;
+  const total = Number(headerValue(answer.rawHeaders, 'x-wp-total'));
+  if (stateful || !paged || !Number.isInteger(total)) {
+    if (stateful && headerValue(answer.rawHeaders, 'link') !== undefined) return answer;
+    return { ...answer, rawHeaders: [...rawHeadersWithout(answer.rawHeaders, ['link']), 'Link', apiRoot] };
   }
-  const params = new URLSearchParams(search);
+  const params = new URLSearchParams(context.search);
   const perPage = positive(params.get('per_page')) ?? paged.perPage;
   const page = positive(params.get('page')) ?? 1;
   const totalPages = Math.ceil(total / perPage);
+  const prefix = context.mounted ? (options.mountPath ?? '') : '';
   const link = (n: number) => {
-    const query = new URLSearchParams(search);
+    const query = new URLSearchParams(context.search);
     query.set('page', String(n));
-    return `<${origin}${prefix}${pathname}?${query}>`;
+    return `<${origin}${prefix}${context.pathname}?${query}>`;
   };
   const links: string[] = [];
   if (page > 1) links.push(`${link(Math.min(page - 1, totalPages))}; rel="prev"`);
   if (page < totalPages) links.push(`${link(page + 1)}; rel="next"`);
-  const headers = rawHeadersWithout(rawHeaders, ['link', 'x-wp-totalpages']);
-  headers.push('X-WP-TotalPages', String(totalPages), 'Link', links.length > 0 ? links.join(', ') : apiRoot);
-  return headers;
+  const rawHeaders = rawHeadersWithout(answer.rawHeaders, ['link', 'x-wp-totalpages']);
+  rawHeaders.push(
+    'X-WP-TotalPages',
+    String(totalPages),
+    'Link',
+    links.length > 0 ? links.join(', ') : apiRoot,
+  );
+  return { ...answer, rawHeaders };
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
 function headerValue(rawHeaders: string[], name: string): string | undefined {
@@ -351,52 +483,26 @@ export function headerSafeNames(body: Buffer): Buffer {
   return renamed ? Buffer.from(JSON.stringify(safe)) : body;
 }
 
-/** Prism's status and headers (hop-by-hop ones dropped), then `body` or Prism's body streamed. */
-function respond(
-  response: ServerResponse,
-  answer: IncomingMessage,
-  rawHeaders: string[],
-  body?: Buffer,
-): void {
-  const headers = rawHeadersWithout(rawHeaders, body ? ['content-length'] : []);
-  if (body) headers.push('Content-Length', String(body.length));
-  response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
-  if (body) response.end(body);
-  else answer.pipe(response);
-}
-
 /** Names the request's path in the body and drops token error params when no bearer token was sent. */
-function rewriteUnauthorized(
-  request: IncomingMessage,
-  answer: IncomingMessage,
-  response: ServerResponse,
-  challenges: ChallengeRoute[],
-): void {
-  const chunks: Buffer[] = [];
-  answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-  answer.on('error', (error) => response.destroy(error));
-  answer.on('end', () => {
-    const original = Buffer.concat(chunks);
-    const body =
-      original.length > MAX_REWRITTEN_BODY ? original : rewrittenBody(original, request.url ?? '/');
-    const sentBearer = /^bearer\s+\S/i.test(request.headers.authorization ?? '');
-    const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-    const route = challenges.find((r) => r.method === request.method && r.path.test(pathname));
-    const rawHeaders: string[] = [];
-    for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-      const name = answer.rawHeaders[i] ?? '';
-      let value = answer.rawHeaders[i + 1] ?? '';
-      if (name.toLowerCase() === 'www-authenticate') {
-        if (route) value = route.challenge;
-        else if (!sentBearer) value = withoutTokenErrors(value);
-      }
-      rawHeaders.push(name, value);
+function unauthorized(answer: Answer, context: ExchangeContext, challenges: ChallengeRoute[]): Answer {
+  const { request, pathname } = context;
+  const sentBearer = /^bearer\s+\S/i.test(request.headers.authorization ?? '');
+  const route = challenges.find((r) => r.method === context.method && r.path.test(pathname));
+  const rawHeaders: string[] = [];
+  for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+    const name = answer.rawHeaders[i] ?? '';
+    let value = answer.rawHeaders[i + 1] ?? '';
+    if (name.toLowerCase() === 'www-authenticate') {
+      if (route) value = route.challenge;
+      else if (!sentBearer) value = withoutTokenErrors(value);
     }
-    respond(response, answer, rawHeaders, body);
-  });
+    rawHeaders.push(name, value);
+  }
+  return { status: answer.status, rawHeaders, body: rewrittenBody(answer.body, pathname) };
 }
 
 function rewrittenBody(original: Buffer, url: string): Buffer {
+  if (original.length > MAX_REWRITTEN_BODY) return original;
   let parsed: unknown;
   try {
     parsed = JSON.parse(original.toString('utf8'));

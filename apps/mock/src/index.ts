@@ -16,6 +16,7 @@ import {
 import { CALLBACK_CHALLENGE, ChatEvents } from './events.js';
 import { type ChallengeRoute, createFront, type Front, type FrontOptions, type RuledRoute } from './front.js';
 import { queryReader } from './query.js';
+import { StateEngine } from './state/engine.js';
 
 /** The APIs this package mocks, each served from its bundle in @platform-api/spec. */
 export const mockedApis = {
@@ -35,10 +36,19 @@ export interface StartMockOptions {
   /** The port to listen on; 0 picks a free one (see `url`). */
   port?: number;
   host?: string;
-  /** Forwarded Prism output; defaults to dropping it (tests) — the CLI passes process.stderr. */
+  /**
+   * Where Prism's output goes, and one line per request the mock answered (`mock: GET /v1/users 200 state`,
+   * or `prism` when Prism's answer was passed on); defaults to dropping both (tests).
+   */
   log?: NodeJS.WritableStream;
   /** How long to wait for Prism to listen; default PLATFORM_START_TIMEOUT_MS, else 3 minutes. */
   readyTimeoutMs?: number;
+  /** Prism's examples only, no memory (README: "Memory"). */
+  stateless?: boolean;
+  /** Items a tenant keeps at most, oldest dropped first (default 10,000). */
+  maxItems?: number;
+  /** Tenants kept at most, least recently active dropped first (default 1,000). */
+  maxTenants?: number;
 }
 
 const require = createRequire(import.meta.url);
@@ -100,8 +110,24 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
         mountPath: mountPath(document),
         query: queryReader(validator, findOperation),
         allow: allowedMethods(validator.operations),
+        ...(options.log ? { onAnswer: (line: string) => options.log?.write(`mock: ${line}\n`) } : {}),
         refusesNull: (method, pathname) => refusesNull(validator, findOperation(method, pathname)),
+        bodyLimit: (method, pathname, contentType) =>
+          bodyLimit(validator, findOperation(method, pathname), contentType),
+        emptyIsBody: (method, pathname, contentType) =>
+          emptyIsBody(validator, findOperation(method, pathname), contentType),
         ...(api === 'platform' ? platformErrors : siteAnswers(validator, findOperation)),
+        ...(options.stateless
+          ? {}
+          : {
+              state: {
+                engine: new StateEngine(validator, {
+                  ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
+                  ...(options.maxTenants !== undefined ? { maxTenants: options.maxTenants } : {}),
+                }),
+                findOperation,
+              },
+            }),
       },
     );
   } catch (error) {
@@ -154,6 +180,41 @@ function refusesNull(validator: SpecValidator, operation: Operation | undefined)
   const mediaType = Object.keys(body?.content ?? {}).find((type) => /json/i.test(type));
   if (!body || !mediaType) return false;
   return validator.validateAt(joinPointer(body.pointer, 'content', mediaType, 'schema'), null).length > 0;
+}
+
+/**
+ * The largest body the operation takes in this media type, and its documented answer to a larger one: the
+ * `x-state: {maxBytes: {<media type>: bytes}}` of its documented 413 (front.ts answers it from the bundle).
+ */
+function bodyLimit(
+  validator: SpecValidator,
+  operation: Operation | undefined,
+  contentType: string,
+): { bytes: number; answer: { status: number; contentType: string; body: unknown } } | undefined {
+  const response = operation?.responses['413'];
+  const limits = isObject(response?.['x-state']) ? response['x-state'].maxBytes : undefined;
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const bytes = isObject(limits) ? limits[mediaType] : undefined;
+  if (!response || typeof bytes !== 'number') return undefined;
+  const [type, media] = Object.entries(isObject(response.content) ? response.content : {})[0] ?? [];
+  const example = isObject(media) && isObject(media.examples) ? Object.values(media.examples)[0] : undefined;
+  const value = example && validator.resolve<{ value?: unknown }>({ node: example, pointer: '' }).node.value;
+  return { bytes, answer: { status: 413, contentType: type ?? 'application/json', body: value ?? {} } };
+}
+
+/**
+ * Whether an empty body of this media type is a body the operation takes (a CSV without rows): its schema
+ * takes the empty string. Prism reads an empty body as none (front.ts gives it a line break instead).
+ */
+function emptyIsBody(
+  validator: SpecValidator,
+  operation: Operation | undefined,
+  contentType: string,
+): boolean {
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const body = operation?.requestBody;
+  if (!body || mediaType === '' || /json/.test(mediaType) || !body.content[mediaType]?.schema) return false;
+  return validator.validateAt(joinPointer(body.pointer, 'content', mediaType, 'schema'), '').length === 0;
 }
 
 /** Path → the methods its operations offer, HEAD wherever GET is (literal segments win over templated ones). */

@@ -10,7 +10,7 @@ export const CHECKS = {
   negative_data_rejection: 'A request that violates the schema is refused with a 4xx.',
   positive_data_acceptance: 'A schema-valid request is not refused as malformed (400, 415 or 422).',
   ignored_auth:
-    'An operation that requires credentials refuses (no 2xx) a request without them and one with a made-up credential.',
+    'An operation that requires credentials refuses (no 2xx) a request without them and one with a wrong credential (a made-up bearer token; its own Basic user with a wrong secret).',
   ensure_resource_availability: 'A created resource can be read back through the links of its creation.',
   use_after_free: 'After a successful delete, reads answer 404/410 or the documented deleted form.',
   tenant_isolation: "Another tenant's client cannot read, change or delete a resource (403 or 404).",

@@ -1,0 +1,642 @@
+// The mock's memory at work: each request of an operation the model knows is answered from the caller's
+// state. Prism stays the judge of requests and the source of example shapes:
+// - a write (create, update, delete, members, a representation) and an action go to Prism first; its
+//   documented error is the answer when it refuses the request, and when it accepts, the state changes and
+//   the answer is built from the state (Prism's body lending only the example values nothing else gives);
+// - a read (an item, a list) whose parameters the one validator (Ajv, on the bundle) accepts is answered
+//   from the state without Prism; one with parameters it cannot read alone (arrays, `oneOf`s) or refuses
+//   goes to Prism first, as a write does;
+// - an error the state decides (no such item: 404; a unique value taken: 409; a token without the scope:
+//   403; a page past the end) is Prism's documented answer for that status (`Prefer: code=…`).
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  createSpecAjv,
+  isObject,
+  type JsonObject,
+  type Operation,
+  rebaseRefs,
+  type SpecValidator,
+  templateToRegExp,
+} from '@platform-api/validator';
+import { type Credential, Credentials } from './auth.js';
+import { Items } from './items.js';
+import { pageOf } from './lists.js';
+import { type Collection, inferModel, type OperationModel, type StateModel } from './model.js';
+import { type ProjectionContext, type SchemaAt, Schemas } from './schemas.js';
+import { plant, seedsOf } from './seeds.js';
+import { type BucketAddress, Store, type StoredItem, type StoreOptions, type Tenant } from './store.js';
+import { Values } from './values.js';
+
+/** An answer as the front writes it: status, raw header pairs, body. */
+export interface Answer {
+  status: number;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/** Asks Prism for its answer to the request (as received), optionally for a documented status or example. */
+export type AskPrism = (prefer?: string) => Promise<Answer>;
+
+export interface StateRequest {
+  /** `GET` for a `HEAD` (the front drops the body). */
+  method: string;
+  pathname: string;
+  /** The query as Prism gets it (without `?`). */
+  search: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer | undefined;
+  /** Where the API's paths start as the caller sees it (`http://127.0.0.1:4011/wp-json`): for `Location`, `Link`. */
+  base: string;
+}
+
+export interface EngineOptions extends StoreOptions {}
+
+interface Route {
+  model: OperationModel;
+  pattern: RegExp;
+  /** Path and query parameters, compiled (strings coerced), when a read can be answered without Prism. */
+  parameters: ((values: unknown) => boolean) | undefined;
+  /** Query parameters whose values only Prism reads (arrays, objects, `oneOf`s). */
+  complex: Set<string>;
+}
+
+const JSON_TYPE = 'application/json';
+
+export class StateEngine {
+  readonly model: StateModel;
+  readonly credentials: Credentials;
+  readonly store: Store;
+  private readonly schemas: Schemas;
+  private readonly items: Items;
+  private readonly values: Values;
+  private readonly byOperation = new Map<string, Route>();
+  /** Each collection's first example item: it lends example values to what a create leaves out. */
+  private readonly examples = new Map<string, JsonObject>();
+
+  constructor(
+    readonly validator: SpecValidator,
+    options: EngineOptions = {},
+  ) {
+    this.schemas = new Schemas(validator);
+    this.values = new Values(this.schemas);
+    this.items = new Items(this.schemas, this.values);
+    this.model = inferModel(validator);
+    this.credentials = new Credentials(validator);
+    const seeds = seedsOf(this.model, this.schemas);
+    for (const seed of seeds) {
+      this.values.reserve(isObject(seed.value) ? seed.value.id : seed.value);
+      if (isObject(seed.value) && !this.examples.has(seed.address.collection))
+        this.examples.set(seed.address.collection, seed.value);
+    }
+    this.store = new Store((tenant) => plant(tenant, seeds), options);
+    const coercing = createSpecAjv(validator.document, { coerce: true });
+    for (const model of this.model.operations.values()) {
+      const route: Route = {
+        model,
+        pattern: capturing(model.operation.path),
+        parameters: undefined,
+        complex: complexParameters(this.schemas, model.operation),
+      };
+      if (model.role.kind === 'read' || model.role.kind === 'list')
+        route.parameters = coercing.compile(parametersSchema(model.operation));
+      this.byOperation.set(model.operation.operationId, route);
+    }
+  }
+
+  /** How the engine answers an operation of the bundle (the front finds the request's operation). */
+  route(operation: Operation | undefined): Route | undefined {
+    return operation && this.byOperation.get(operation.operationId);
+  }
+
+  /** Empties a tenant's state (its next request starts from the examples again). */
+  reset(tenant: string): void {
+    this.store.reset(tenant);
+  }
+
+  /** The tenant of a request's credentials (`anonymous` without any), or undefined when they are refused. */
+  tenantOf(headers: IncomingHttpHeaders): string | undefined {
+    const credential = this.credentials.resolve(headers.authorization);
+    if (credential.kind === 'refused') return undefined;
+    return credential.kind === 'tenant' ? credential.tenant : 'anonymous';
+  }
+
+  async handle(route: Route, request: StateRequest, prism: AskPrism): Promise<Answer> {
+    const { model } = route;
+    const { operation } = model;
+    if (this.credentials.isTokenOperation(operation)) return this.token(request, prism);
+    const credential = this.credentials.resolve(request.headers.authorization);
+    const open = this.credentials.isPublic(operation);
+    if (credential.kind === 'refused' && !(open && credential.scheme === 'basic')) return prism('code=401');
+    if (credential.kind !== 'tenant' && !open) return prism();
+    if (credential.kind === 'tenant' && !this.hasScope(operation, credential)) return prism('code=403');
+    const tenant = this.store.tenant(credential.kind === 'tenant' ? credential.tenant : 'anonymous');
+    const ids = (route.pattern.exec(request.pathname)?.slice(1) ?? []).map(decodePath);
+    const role = model.role;
+
+    // Every id of the path that names an item (a parent, the item itself) must be one the caller has.
+    const reads = role.kind === 'read' || role.kind === 'list';
+    if (reads && !this.readsWithoutPrism(route, ids, request.search)) {
+      const judged = await prism();
+      if (!isSuccess(judged.status)) return judged;
+    }
+    const parents = this.parentsOf(model, ids, tenant);
+    if (!parents.found) {
+      const answer = reads ? undefined : await prism();
+      if (answer && !isSuccess(answer.status)) return answer;
+      return prism('code=404');
+    }
+    switch (role.kind) {
+      case 'read':
+        return this.read(role.collection, parents.address, ids.at(-1) ?? '', tenant, operation, prism);
+      case 'list':
+        return this.list(route, request, parents.address, tenant, prism);
+      case 'action':
+        return prism();
+      default:
+        break;
+    }
+    // A write: Prism judges the request first.
+    const judged = await prism();
+    if (!isSuccess(judged.status)) return judged;
+    switch (role.kind) {
+      case 'create':
+        return this.create(role.collection, parents.address, request, tenant, operation, judged, prism);
+      case 'update':
+        return this.update(
+          role.collection,
+          parents.address,
+          ids.at(-1) ?? '',
+          request,
+          tenant,
+          operation,
+          judged,
+          prism,
+        );
+      case 'delete':
+        return this.remove(
+          role,
+          parents.address,
+          ids.at(-1) ?? '',
+          request,
+          tenant,
+          operation,
+          judged,
+          prism,
+        );
+      case 'add-member':
+        return this.addMember(role.collection, parents.address, ids.at(-1) ?? '', tenant, judged, prism);
+      case 'remove-member': {
+        if (!tenant.get(parents.address, ids.at(-1) ?? '')) return prism('code=404');
+        tenant.remove(parents.address, ids.at(-1) ?? '');
+        return judged;
+      }
+      case 'write-data':
+        return this.writeData(role, parents, request, tenant, judged);
+      case 'read-data':
+        return this.readData(role, parents, request, operation, judged);
+    }
+  }
+
+  private hasScope(operation: Operation, credential: Extract<Credential, { kind: 'tenant' }>): boolean {
+    const required = this.credentials.requiredScopes(operation);
+    if (required.length === 0 || !credential.scopes) return true;
+    return required.some((scopes) => scopes.every((scope) => credential.scopes?.has(scope)));
+  }
+
+  /**
+   * The bucket the operation's item lives in, after checking that each parent item the path names is one
+   * the tenant has (alive): `found` is false when one is not.
+   */
+  private parentsOf(
+    model: OperationModel,
+    ids: string[],
+    tenant: Tenant,
+  ): { found: boolean; address: BucketAddress; owner?: StoredItem } {
+    const role = model.role;
+    const own = 'collection' in role ? role.collection : undefined;
+    const itemRole = ['read', 'update', 'delete', 'add-member', 'remove-member'].includes(role.kind);
+    const parentCount = itemRole ? ids.length - 1 : ids.length;
+    const parents: string[] = [];
+    let owner: StoredItem | undefined;
+    for (let index = 0; index < parentCount; index += 1) {
+      const collection = model.positions[index];
+      if (!collection) continue;
+      const item = tenant.get({ collection: collection.key, parents: [...parents] }, ids[index] ?? '');
+      if (!item || item.deleted) return { found: false, address: { collection: own?.key ?? '', parents } };
+      parents.push(ids[index] ?? '');
+      owner = item;
+    }
+    const address = { collection: own?.key ?? '', parents };
+    return owner ? { found: true, address, owner } : { found: true, address };
+  }
+
+  /** Whether a read's parameters can be judged here: none only Prism reads, and the validator accepts them. */
+  private readsWithoutPrism(route: Route, ids: string[], search: string): boolean {
+    const values: JsonObject = {};
+    const path = route.model.operation.parameters.filter((p) => p.node.in === 'path');
+    path.forEach((parameter, index) => {
+      values[`path.${parameter.node.name}`] = ids[index];
+    });
+    if (search !== '') {
+      for (const [name, value] of new URLSearchParams(search)) {
+        if (route.complex.has(name) || `query.${name}` in values) return false;
+        values[`query.${name}`] = value;
+      }
+    }
+    return route.parameters?.(values) === true;
+  }
+
+  private async read(
+    collection: Collection,
+    address: BucketAddress,
+    key: string,
+    tenant: Tenant,
+    operation: Operation,
+    prism: AskPrism,
+  ): Promise<Answer> {
+    const item = tenant.get(address, key);
+    if (!item || (item.deleted && !collection.keepsDeleted)) return prism('code=404');
+    return this.itemAnswer(operation, 200, collection, item, []);
+  }
+
+  private async list(
+    route: Route,
+    request: StateRequest,
+    address: BucketAddress,
+    tenant: Tenant,
+    prism: AskPrism,
+  ): Promise<Answer> {
+    const role = route.model.role;
+    if (role.kind !== 'list') throw new Error('not a list');
+    const { collection, list } = role;
+    const query = new URLSearchParams(request.search);
+    const page = pageOf({
+      items: [...tenant.bucket(address).values()].filter((item) => !item.deleted),
+      list,
+      query,
+      request,
+    });
+    if (page.pastEnd)
+      return prism(
+        `code=${page.pastEnd.status}${page.pastEnd.example ? `, example=${page.pastEnd.example}` : ''}`,
+      );
+    const items = page.items.map((item) =>
+      collection.members
+        ? item.value
+        : this.schemas.project(item.value, list.items, this.contextOf(collection, item)),
+    );
+    const body = list.envelope === undefined ? items : { [list.envelope]: items };
+    return jsonAnswer(200, body, page.headers);
+  }
+
+  private async create(
+    collection: Collection,
+    address: BucketAddress,
+    request: StateRequest,
+    tenant: Tenant,
+    operation: Operation,
+    judged: Answer,
+    prism: AskPrism,
+  ): Promise<Answer> {
+    const body = parseJson(request.body);
+    const value = this.items.create({
+      collection,
+      body: isObject(body) ? body : {},
+      writeSchema: this.requestSchema(operation),
+      parentId: address.parents.at(-1),
+      donors: [parseJson(judged.body), this.examples.get(collection.key)],
+      example: this.examples.get(collection.key)?.[collection.idField],
+    });
+    const unique = this.uniqueValues(collection, value);
+    if (unique.some(([field, text]) => tenant.holder(address, field, text) !== undefined))
+      return prism('code=409');
+    const key = String(value[collection.idField]);
+    const item = tenant.put(address, key, value);
+    tenant.index(address, item, unique);
+    const headers: Array<[string, string]> = [];
+    if (this.documentsHeader(operation, judged.status, 'location'))
+      headers.push(['Location', `${request.base}${this.itemPath(collection, address, key)}`]);
+    return this.itemAnswer(operation, judged.status, collection, item, headers);
+  }
+
+  private async update(
+    collection: Collection,
+    address: BucketAddress,
+    key: string,
+    request: StateRequest,
+    tenant: Tenant,
+    operation: Operation,
+    judged: Answer,
+    prism: AskPrism,
+  ): Promise<Answer> {
+    const item = tenant.get(address, key);
+    if (!item || item.deleted || !isObject(item.value)) return prism('code=404');
+    const body = parseJson(request.body);
+    const next = this.items.update(
+      collection,
+      item.value,
+      isObject(body) ? body : {},
+      this.requestSchema(operation),
+    );
+    const unique = this.uniqueValues(collection, next);
+    if (unique.some(([field, text]) => ![undefined, key].includes(tenant.holder(address, field, text))))
+      return prism('code=409');
+    item.value = next;
+    tenant.changed(item);
+    tenant.index(address, item, unique);
+    return this.itemAnswer(operation, judged.status, collection, item, []);
+  }
+
+  private async remove(
+    role: Extract<OperationModel['role'], { kind: 'delete' }>,
+    address: BucketAddress,
+    key: string,
+    request: StateRequest,
+    tenant: Tenant,
+    operation: Operation,
+    judged: Answer,
+    prism: AskPrism,
+  ): Promise<Answer> {
+    const { collection, softDelete } = role;
+    const item = tenant.get(address, key);
+    if (!item || item.deleted) return prism('code=404');
+    const forced =
+      new URLSearchParams(request.search).get(softDelete?.unless ?? '')?.toLowerCase() === 'true';
+    if (softDelete && !forced) {
+      if (softDelete.refuse !== undefined) return prism(`code=${softDelete.refuse}`);
+      if (softDelete.set && isObject(item.value)) {
+        const set = softDelete.set;
+        const value = item.value;
+        if (Object.entries(set).every(([field, wanted]) => value[field] === wanted))
+          return prism(`code=${softDelete.again ?? 410}`);
+        item.value = { ...value, ...structuredClone(set) };
+        tenant.changed(item);
+        tenant.index(address, item, []);
+        return this.itemAnswer(operation, judged.status, collection, item, []);
+      }
+    }
+    const answer = this.itemAnswer(
+      operation,
+      judged.status,
+      collection,
+      { ...item, deleted: true, answers: undefined },
+      [],
+    );
+    if (collection.keepsDeleted) {
+      item.deleted = true;
+      tenant.changed(item);
+      tenant.index(address, item, []);
+    } else tenant.remove(address, key);
+    return answer;
+  }
+
+  private async addMember(
+    collection: Collection,
+    address: BucketAddress,
+    key: string,
+    tenant: Tenant,
+    judged: Answer,
+    prism: AskPrism,
+  ): Promise<Answer> {
+    const target = collection.memberOf;
+    const member = target ? tenant.get({ collection: target.key, parents: [] }, key) : undefined;
+    if (target && (!member || member.deleted)) return prism('code=404');
+    const idSchema = target?.idSchema;
+    const typed =
+      idSchema && ['integer', 'number'].includes(this.schemas.type(idSchema) ?? '') ? Number(key) : key;
+    if (!tenant.get(address, key)) tenant.put(address, key, typed);
+    return judged;
+  }
+
+  private writeData(
+    role: Extract<OperationModel['role'], { kind: 'write-data' }>,
+    parents: { owner?: StoredItem },
+    request: StateRequest,
+    _tenant: Tenant,
+    judged: Answer,
+  ): Answer {
+    const owner = parents.owner;
+    if (!owner) return judged;
+    const { mediaType, append } = role.representation;
+    const text = request.body?.toString('utf8') ?? '';
+    owner.data ??= new Map();
+    const appending = append && new URLSearchParams(request.search).get(append.name) === append.value;
+    const current = owner.data.get(mediaType) ?? '';
+    owner.data.set(mediaType, appending ? joinLines(current, text) : text);
+    return judged;
+  }
+
+  private readData(
+    role: Extract<OperationModel['role'], { kind: 'read-data' }>,
+    parents: { owner?: StoredItem },
+    request: StateRequest,
+    _operation: Operation,
+    judged: Answer,
+  ): Answer {
+    const owner = parents.owner;
+    if (!owner) return judged;
+    const { mediaType, header } = role.representation;
+    let text = owner.data?.get(mediaType) ?? '';
+    if (header && new URLSearchParams(request.search).get(header.name)?.toLowerCase() === 'true') {
+      const names = pick(owner.value, header.path).map(String);
+      text = joinLines(`${names.join(',')}\n`, text);
+    }
+    return { status: judged.status, rawHeaders: ['Content-Type', mediaType], body: Buffer.from(text) };
+  }
+
+  private async token(request: StateRequest, prism: AskPrism): Promise<Answer> {
+    const client = this.credentials.client(request.headers.authorization);
+    if (!client) return prism(request.headers.authorization ? 'code=401' : undefined);
+    const judged = await prism();
+    if (!isSuccess(judged.status)) return judged;
+    const form = /x-www-form-urlencoded/i.test(String(request.headers['content-type']))
+      ? new URLSearchParams(request.body?.toString('utf8') ?? '')
+      : undefined;
+    const scope = new URLSearchParams(request.search).get('scope') ?? form?.get('scope') ?? undefined;
+    const grant = this.credentials.grant(scope);
+    if ('unknown' in grant) {
+      const example = this.exampleNamed(this.credentials, 'invalid_scope');
+      return prism(`code=400${example ? `, example=${example}` : ''}`);
+    }
+    const token = this.credentials.issue(client, grant.granted);
+    const body = parseJson(judged.body);
+    const answer: JsonObject = isObject(body) ? body : {};
+    Object.assign(answer, {
+      access_token: token.accessToken,
+      scope: token.scope,
+      jti: token.jti,
+      expires_in: token.expiresIn,
+    });
+    return {
+      status: judged.status,
+      rawHeaders: judged.rawHeaders,
+      body: Buffer.from(JSON.stringify(answer)),
+    };
+  }
+
+  /** The name of the token operation's documented 400 example with this OAuth `error`. */
+  private exampleNamed(credentials: Credentials, error: string): string | undefined {
+    const operation = this.validator.operations.find(
+      (candidate) => credentials.isTokenOperation(candidate) && candidate.responses['400'],
+    );
+    const content = operation?.responses['400']?.content;
+    const media = isObject(content) ? content[JSON_TYPE] : undefined;
+    const examples = isObject(media) && isObject(media.examples) ? media.examples : {};
+    for (const [name, example] of Object.entries(examples)) {
+      const value = this.validator.resolve<unknown>({ node: example, pointer: '' }).node;
+      if (isObject(value) && isObject(value.value) && value.value.error === error) return name;
+    }
+    return undefined;
+  }
+
+  /** The item answered in the operation's documented body for `status` (none when it documents none). */
+  private itemAnswer(
+    operation: Operation,
+    status: number,
+    collection: Collection,
+    item: StoredItem,
+    headers: Array<[string, string]>,
+  ): Answer {
+    const schema = this.answerSchema(operation, status);
+    const rawHeaders = headers.flat();
+    if (!schema) return { status, rawHeaders, body: Buffer.alloc(0) };
+    let text = item.answers?.get(schema.pointer);
+    if (text === undefined) {
+      text = JSON.stringify(
+        collection.members
+          ? item.value
+          : this.schemas.project(item.value, schema, this.contextOf(collection, item)),
+      );
+      if (!item.deleted) {
+        item.answers ??= new Map();
+        item.answers.set(schema.pointer, text);
+      }
+    }
+    return jsonAnswer(status, text, rawHeaders);
+  }
+
+  private contextOf(collection: Collection, item: StoredItem): ProjectionContext {
+    const live = this.items.liveSchema(collection);
+    return {
+      deleted: item.deleted,
+      ...(live && isObject(item.value) ? { self: { pointer: live.pointer, value: item.value } } : {}),
+    };
+  }
+
+  /** The JSON schema of the operation's answer for a status, if it documents a JSON body. */
+  private answerSchema(operation: Operation, status: number): SchemaAt | undefined {
+    const response = operation.responses[String(status)];
+    const content = isObject(response?.content) ? response.content : undefined;
+    const media = content?.[JSON_TYPE];
+    if (!isObject(media) || media.schema === undefined) return undefined;
+    return this.schemas.resolve(
+      media.schema,
+      `${operation.pointer}/responses/${status}/content/application~1json/schema`,
+    );
+  }
+
+  private requestSchema(operation: Operation): SchemaAt | undefined {
+    const body = operation.requestBody;
+    const media = body?.content[JSON_TYPE];
+    if (!body || !media || media.schema === undefined) return undefined;
+    return this.schemas.resolve(media.schema, `${body.pointer}/content/application~1json/schema`);
+  }
+
+  private documentsHeader(operation: Operation, status: number, name: string): boolean {
+    const headers = operation.responses[String(status)]?.headers;
+    return isObject(headers) && Object.keys(headers).some((header) => header.toLowerCase() === name);
+  }
+
+  /** The path of an item: its collection's key with the parents' ids and its own. */
+  private itemPath(collection: Collection, address: BucketAddress, key: string): string {
+    const ids = [...address.parents, key];
+    let index = 0;
+    return `${collection.key}/{}`.replace(/\{\}/g, () => encodeURIComponent(ids[index++] ?? ''));
+  }
+
+  private uniqueValues(collection: Collection, value: JsonObject): Array<[string, string]> {
+    const values: Array<[string, string]> = [];
+    for (const { field, ignoreCase } of collection.unique) {
+      const text = value[field];
+      if (typeof text === 'string' || typeof text === 'number')
+        values.push([field, ignoreCase ? String(text).toLowerCase() : String(text)]);
+    }
+    return values;
+  }
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+function jsonAnswer(status: number, body: unknown, rawHeaders: string[] = []): Answer {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return { status, rawHeaders: ['Content-Type', JSON_TYPE, ...rawHeaders], body: Buffer.from(text) };
+}
+
+function parseJson(body: Buffer | undefined): unknown {
+  if (!body || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function decodePath(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** A template's regular expression with one group per parameter. */
+function capturing(template: string): RegExp {
+  const source = templateToRegExp(template).source.replace(/\[\^\/\]\+/g, '([^/]+)');
+  return new RegExp(source);
+}
+
+/** The operation's path and query parameters as one object schema (`path.id`, `query.limit`), as the server does. */
+function parametersSchema(operation: Operation): JsonObject {
+  const properties: JsonObject = {};
+  const required: string[] = [];
+  for (const { node: parameter } of operation.parameters) {
+    if (parameter.in !== 'path' && parameter.in !== 'query') continue;
+    const name = `${parameter.in}.${parameter.name}`;
+    properties[name] = rebaseRefs(parameter.schema ?? {});
+    if (parameter.required || parameter.in === 'path') required.push(name);
+  }
+  return { type: 'object', properties, required };
+}
+
+/** Query parameters whose value is not one scalar (arrays, objects, `anyOf`/`oneOf`): Prism reads them. */
+function complexParameters(schemas: Schemas, operation: Operation): Set<string> {
+  const names = new Set<string>();
+  for (const { node: parameter, pointer } of operation.parameters) {
+    if (parameter.in !== 'query') continue;
+    const schema = schemas.resolve(parameter.schema ?? {}, `${pointer}/schema`);
+    const type = schemas.type(schema);
+    if (schemas.branches(schema).length > 0 || type === undefined || type === 'array' || type === 'object')
+      names.add(parameter.name);
+  }
+  return names;
+}
+
+/** The values at a pointer with `*` for every array item (`/schema/columns/*\/name`). */
+function pick(value: unknown, path: string): unknown[] {
+  let current: unknown[] = [value];
+  for (const token of path.split('/').filter(Boolean)) {
+    current = current.flatMap((node) => {
+      if (token === '*') return Array.isArray(node) ? node : [];
+      return isObject(node) && node[token] !== undefined ? [node[token]] : [];
+    });
+  }
+  return current;
+}
+
+/** Two pieces of line-based text as one: `first`'s last line ended before `second` starts. */
+function joinLines(first: string, second: string): string {
+  if (first === '' || first.endsWith('\n')) return `${first}${second}`;
+  return `${first}\n${second}`;
+}
