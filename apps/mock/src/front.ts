@@ -117,6 +117,7 @@ export function createFront(upstream: { host: string; port: number }, options: F
   // as a request is sent on it, and the request then fails with ECONNRESET (a 502 here) for no fault of
   // the caller's.
   const agent = new http.Agent({ keepAlive: false });
+  const server = `${MOCK_SERVER} (${options.state ? 'memory' : 'stateless'})`;
 
   /** The answer to a request, and who gave it: the front, the state or Prism. */
   const serve = async (request: IncomingMessage): Promise<[Answer, 'front' | 'state' | 'prism']> => {
@@ -212,21 +213,28 @@ export function createFront(upstream: { host: string; port: number }, options: F
     const asked = `${request.method} ${request.url}`;
     serve(request).then(
       ([answer, who]) => {
-        write(response, answer);
+        write(response, answer, server);
         options.onAnswer?.(`${asked} ${answer.status} ${who}`);
       },
       (error: unknown) => {
-        write(response, {
-          status: 500,
-          rawHeaders: ['Content-Type', 'text/plain; charset=utf-8'],
-          body: Buffer.from(`The mock failed: ${(error as Error).message}\n`),
-        });
+        write(
+          response,
+          {
+            status: 500,
+            rawHeaders: ['Content-Type', 'text/plain; charset=utf-8'],
+            body: Buffer.from(`The mock failed: ${(error as Error).message}\n`),
+          },
+          server,
+        );
         options.onAnswer?.(`${asked} 500 front: ${(error as Error).stack ?? error}`);
       },
     );
   };
   return { handle, close: () => agent.destroy() };
 }
+
+/** The `Server` header of every answer: `platform-api-mock (memory)`, or `(stateless)`. */
+export const MOCK_SERVER = 'platform-api-mock';
 
 /** Paths the mock answers itself, outside the APIs (README: "Control"). */
 const CONTROL_PREFIX = '/__mock/';
@@ -359,9 +367,10 @@ function fromPrism(answer: Answer, context: ExchangeContext, asked: boolean, opt
 }
 
 /** Writes an answer: its status, its headers (without hop-by-hop ones) and its length, then its body. */
-function write(response: ServerResponse, answer: Answer): void {
-  const headers = rawHeadersWithout(answer.rawHeaders, ['content-length']);
-  headers.push('Content-Length', String(answer.body.length));
+function write(response: ServerResponse, answer: Answer, server: string): void {
+  const headers = rawHeadersWithout(answer.rawHeaders, ['content-length', 'server']);
+  // RFC 9110 §10.2.4: what answers. Clients (the contract suite) tell a mock from the real server by it.
+  headers.push('Server', server, 'Content-Length', String(answer.body.length));
   response.writeHead(answer.status, headers);
   response.end(answer.body);
 }
