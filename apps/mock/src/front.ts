@@ -15,6 +15,7 @@
 // them, and bodies that are not UTF-8 never reach it.
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { missingRequiredInOneOf, type Operation, parseRequestBody } from '@platform-api/validator';
+import { type DocumentedAnswer, type Refusal, refusalsOf } from './documented.js';
 import type { QueryReader } from './query.js';
 import type { Answer, StateEngine } from './state/engine.js';
 
@@ -51,6 +52,15 @@ export interface RuledRoute {
 /** Largest body a rule is checked on; a bigger one goes to Prism unchecked (it answers for its size). */
 const MAX_RULED_BODY = 1024 * 1024;
 
+/** The answers the front takes from the bundle, for a request's operation (documented.ts). */
+export interface Documented {
+  answer(method: string, pathname: string, status: number): DocumentedAnswer | undefined;
+  /** A documented 400's body about the parameter refused. */
+  aboutRefused(method: string, pathname: string, body: Buffer, refusal: Refusal): Buffer;
+  /** The largest body the operation takes in a media type (its documented 413's `x-state: {maxBytes}`). */
+  bodyLimit(method: string, pathname: string, contentType: string): number | undefined;
+}
+
 /** A route whose 401 carries its own challenge, not the one of Prism's example. */
 export interface ChallengeRoute {
   method: string;
@@ -85,15 +95,8 @@ export interface FrontOptions {
    * the reference server reads it as a body that is not an object (400). Such a request gets the documented 400.
    */
   refusesNull?: (method: string, pathname: string) => boolean;
-  /**
-   * The largest body an operation takes in a media type, and the documented answer to a larger one (413),
-   * which the front gives from the bundle: Prism has no limit, and would judge the body first.
-   */
-  bodyLimit?: (
-    method: string,
-    pathname: string,
-    contentType: string,
-  ) => { bytes: number; answer: { status: number; contentType: string; body: unknown } } | undefined;
+  /** The answers taken from the bundle (documented.ts): where Prism cannot give the documented one. */
+  documented?: Documented;
   /** Whether an empty body of this media type is a body (a CSV without rows); Prism reads it as none. */
   emptyIsBody?: (method: string, pathname: string, contentType: string) => boolean;
   /** Whether the front answers a 405 itself (with `errorBody`), instead of passing Prism's on with `Allow`. */
@@ -159,12 +162,10 @@ export function createFront(upstream: { host: string; port: number }, options: F
     ) {
       return [jsonAnswer(400, errorBody(400, pathname, 'The body is not valid JSON (UTF-8).')), 'front'];
     }
-    const limit = options.bodyLimit?.(method, pathname, contentType);
-    if (limit && body.length > limit.bytes) {
-      const { status, contentType: type, body: example } = limit.answer;
-      const text = rewrittenBody(Buffer.from(JSON.stringify(example)), pathname);
-      return [{ status, rawHeaders: ['Content-Type', type], body: text }, 'front'];
-    }
+    const limit = options.documented?.bodyLimit(method, pathname, contentType);
+    const tooLarge =
+      limit !== undefined && body.length > limit && options.documented?.answer(method, pathname, 413);
+    if (tooLarge) return [fromBundle(tooLarge, pathname), 'front'];
     // Prism reads an empty body as none: one the operation takes as a body is given a line break instead.
     const forwarded =
       body.length === 0 && options.emptyIsBody?.(method, pathname, contentType)
@@ -174,12 +175,19 @@ export function createFront(upstream: { host: string; port: number }, options: F
           : body;
     // A documented 400 the front asks Prism for: a rule Prism cannot read is broken.
     const refused =
-      verdict?.invalid === true ||
+      verdict?.refused !== undefined ||
       (json &&
         /^\s*null\s*$/.test(body.toString('utf8')) &&
         options.refusesNull?.(method, pathname) === true) ||
       brokenRule(options.ruled ?? [], method, pathname, originalSearch, contentType, body);
-    const context: ExchangeContext = { request, method, pathname, search, mounted };
+    const context: ExchangeContext = {
+      request,
+      method,
+      pathname,
+      search,
+      mounted,
+      refused: verdict?.refused,
+    };
     const exchange = (prefer?: string) =>
       askPrism(agent, upstream, context, forwarded, prefer).then((answer) =>
         fromPrism(answer, context, prefer !== undefined, options),
@@ -197,7 +205,7 @@ export function createFront(upstream: { host: string; port: number }, options: F
         {
           method,
           pathname,
-          search,
+          search: originalSearch,
           headers: request.headers,
           body,
           base: `http://${host}${mounted ? (mountPath ?? '') : ''}`,
@@ -268,6 +276,8 @@ interface ExchangeContext {
   search: string;
   /** Whether it came under the mount path (`/wp-json`): the links built for it keep it. */
   mounted: boolean;
+  /** A query parameter the front refused (query.ts). */
+  refused: { name: string; message: string } | undefined;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -350,7 +360,10 @@ function askPrism(
 
 /**
  * Prism's answer as the real servers give it: a 401 naming the request's path and challenging as the
- * operation does, a 405 with `Allow`, and a documented answer the front asked for naming the request's path.
+ * operation does, a 405 with `Allow`, a documented answer the front asked for naming the request's path, a
+ * 400 about the parameter refused, and the operation's documented 404 or 400 where Prism answers a request it
+ * refuses with its own 422 (the operation documents no answer for it: a path parameter the route does not
+ * take is no route, WordPress's 404).
  */
 function fromPrism(answer: Answer, context: ExchangeContext, asked: boolean, options: FrontOptions): Answer {
   const path = context.pathname;
@@ -363,7 +376,28 @@ function fromPrism(answer: Answer, context: ExchangeContext, asked: boolean, opt
         rawHeaders: [...rawHeadersWithout(answer.rawHeaders, ['allow']), 'Allow', methods.join(', ')],
       };
   }
-  return asked ? { ...answer, body: rewrittenBody(answer.body, path) } : answer;
+  const refusal: Refusal | undefined =
+    context.refused !== undefined
+      ? { location: 'query', ...context.refused }
+      : refusalsOf(headerValue(answer.rawHeaders, 'sl-violations'))[0];
+  const documented = options.documented;
+  if (answer.status === 422 && documented && !documented.answer(context.method, path, 422)) {
+    const status = refusal?.location === 'path' ? 404 : 400;
+    const replacement =
+      documented.answer(context.method, path, status) ?? documented.answer(context.method, path, 404);
+    if (replacement) answer = fromBundle(replacement, path);
+  }
+  let body =
+    asked || answer.status === 400 || answer.status === 404 ? rewrittenBody(answer.body, path) : answer.body;
+  if (answer.status === 400 && refusal && documented)
+    body = documented.aboutRefused(context.method, path, body, refusal);
+  return { ...answer, body };
+}
+
+/** A documented answer from the bundle, naming the request's path where its body has one. */
+function fromBundle(documented: DocumentedAnswer, pathname: string): Answer {
+  const body = rewrittenBody(Buffer.from(JSON.stringify(documented.body)), pathname);
+  return { status: documented.status, rawHeaders: ['Content-Type', documented.contentType], body };
 }
 
 /** Writes an answer: its status, its headers (without hop-by-hop ones) and its length, then its body. */

@@ -13,8 +13,16 @@ import {
   SpecValidator,
   templateToRegExp,
 } from '@platform-api/validator';
+import { aboutRefused, documentedAnswer } from './documented.js';
 import { CALLBACK_CHALLENGE, ChatEvents } from './events.js';
-import { type ChallengeRoute, createFront, type Front, type FrontOptions, type RuledRoute } from './front.js';
+import {
+  type ChallengeRoute,
+  createFront,
+  type Documented,
+  type Front,
+  type FrontOptions,
+  type RuledRoute,
+} from './front.js';
 import { queryReader } from './query.js';
 import { StateEngine } from './state/engine.js';
 
@@ -26,8 +34,13 @@ export const mockedApis = {
 
 export type MockedApi = keyof typeof mockedApis;
 
+/** Another bundled OpenAPI document (JSON, local `$ref`s only) to mock, by path: nothing of the two APIs applies. */
+export interface OtherApi {
+  bundle: string;
+}
+
 export interface MockServer {
-  api: MockedApi;
+  api: MockedApi | OtherApi;
   url: string;
   close(): Promise<void>;
 }
@@ -67,7 +80,11 @@ const PRISM_HOST = '127.0.0.1';
  * `--errors` makes Prism answer schema-invalid requests with the spec's own 4xx responses (or 422)
  * instead of only logging the violation.
  */
-export async function startMock(api: MockedApi, options: StartMockOptions = {}): Promise<MockServer> {
+export async function startMock(
+  api: MockedApi | OtherApi,
+  options: StartMockOptions = {},
+): Promise<MockServer> {
+  const known = typeof api === 'string' ? api : undefined;
   const host = options.host ?? '127.0.0.1';
   let front: Front | undefined;
   const server = http.createServer((request, response) => {
@@ -75,12 +92,12 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
     else response.writeHead(503, { 'retry-after': '1' }).end('The mock is starting.\n');
   });
   // The public port first, so that a busy one fails before Prism is started.
-  await listen(server, host, options.port ?? mockedApis[api].defaultPort);
+  await listen(server, host, options.port ?? (known ? mockedApis[known].defaultPort : 0));
   const port = (server.address() as AddressInfo).port;
   let child: ChildProcess | undefined;
   try {
     const prismPort = await loopbackPort();
-    const bundle = require.resolve(mockedApis[api].bundle);
+    const bundle = known ? require.resolve(mockedApis[known].bundle) : (api as OtherApi).bundle;
     child = spawn(
       process.execPath,
       [
@@ -99,24 +116,27 @@ export async function startMock(api: MockedApi, options: StartMockOptions = {}):
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     await waitUntilListening(child, `http://${PRISM_HOST}:${prismPort}`, options);
-    const document = loadBundle(api);
+    const document = loadBundle(bundle);
     const validator = new SpecValidator(document);
     const findOperation = cachedFinder(validator);
     front = createFront(
       { host: PRISM_HOST, port: prismPort },
       {
-        challenges: api === 'platform' ? platformChallenges() : [],
+        challenges: known === 'platform' ? platformChallenges() : [],
         ruled: ruledRoutes(document),
         mountPath: mountPath(document),
         query: queryReader(validator, findOperation),
         allow: allowedMethods(validator.operations),
         ...(options.log ? { onAnswer: (line: string) => options.log?.write(`mock: ${line}\n`) } : {}),
         refusesNull: (method, pathname) => refusesNull(validator, findOperation(method, pathname)),
-        bodyLimit: (method, pathname, contentType) =>
-          bodyLimit(validator, findOperation(method, pathname), contentType),
+        documented: documentedFor(validator, findOperation),
         emptyIsBody: (method, pathname, contentType) =>
           emptyIsBody(validator, findOperation(method, pathname), contentType),
-        ...(api === 'platform' ? platformErrors : siteAnswers(validator, findOperation)),
+        ...(known === 'platform'
+          ? platformErrors
+          : known === 'site'
+            ? siteAnswers(validator, findOperation)
+            : {}),
         ...(options.stateless
           ? {}
           : {
@@ -182,24 +202,27 @@ function refusesNull(validator: SpecValidator, operation: Operation | undefined)
   return validator.validateAt(joinPointer(body.pointer, 'content', mediaType, 'schema'), null).length > 0;
 }
 
-/**
- * The largest body the operation takes in this media type, and its documented answer to a larger one: the
- * `x-state: {maxBytes: {<media type>: bytes}}` of its documented 413 (front.ts answers it from the bundle).
- */
-function bodyLimit(
-  validator: SpecValidator,
-  operation: Operation | undefined,
-  contentType: string,
-): { bytes: number; answer: { status: number; contentType: string; body: unknown } } | undefined {
-  const response = operation?.responses['413'];
-  const limits = isObject(response?.['x-state']) ? response['x-state'].maxBytes : undefined;
-  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const bytes = isObject(limits) ? limits[mediaType] : undefined;
-  if (!response || typeof bytes !== 'number') return undefined;
-  const [type, media] = Object.entries(isObject(response.content) ? response.content : {})[0] ?? [];
-  const example = isObject(media) && isObject(media.examples) ? Object.values(media.examples)[0] : undefined;
-  const value = example && validator.resolve<{ value?: unknown }>({ node: example, pointer: '' }).node.value;
-  return { bytes, answer: { status: 413, contentType: type ?? 'application/json', body: value ?? {} } };
+/** The answers the front takes from the bundle (documented.ts), for the request's operation. */
+function documentedFor(validator: SpecValidator, findOperation: SpecValidator['findOperation']): Documented {
+  return {
+    answer: (method, pathname, status) => {
+      const operation = findOperation(method, pathname);
+      return operation && documentedAnswer(validator, operation, status);
+    },
+    aboutRefused: (method, pathname, body, refusal) => {
+      const operation = findOperation(method, pathname);
+      return operation ? aboutRefused(validator, operation, body, refusal) : body;
+    },
+    // The documented 413's `x-state: {maxBytes: {<media type>: bytes}}`.
+    bodyLimit: (method, pathname, contentType) => {
+      const response = findOperation(method, pathname)?.responses['413'];
+      const limits = isObject(response?.['x-state']) ? response['x-state'].maxBytes : undefined;
+      const bytes = isObject(limits)
+        ? limits[contentType.split(';')[0]?.trim().toLowerCase() ?? '']
+        : undefined;
+      return typeof bytes === 'number' ? bytes : undefined;
+    },
+  };
 }
 
 /**

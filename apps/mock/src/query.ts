@@ -15,8 +15,8 @@ import { isObject, type JsonObject, joinPointer, type SpecValidator } from '@pla
 export interface QueryVerdict {
   /** The query string to forward (without `?`). */
   search: string;
-  /** A parameter breaks its schema: the request gets the operation's documented 400. */
-  invalid: boolean;
+  /** A parameter that breaks its schema, and how: the request gets the operation's documented 400. */
+  refused?: { name: string; message: string };
 }
 
 export type QueryReader = (method: string, pathname: string, search: string) => QueryVerdict;
@@ -31,9 +31,9 @@ export function queryReader(
   const resolve = (node: unknown, pointer: string): JsonObject =>
     validator.resolve<JsonObject>({ node, pointer }).node;
   return (method, pathname, search) => {
-    if (search === '') return { search, invalid: false };
+    if (search === '') return { search };
     const operation = findOperation(method, pathname);
-    if (!operation) return { search, invalid: false };
+    if (!operation) return { search };
     const pairs = search
       .split('&')
       .filter((part) => part !== '')
@@ -42,7 +42,12 @@ export function queryReader(
         const raw = at < 0 ? part : part.slice(0, at);
         return { raw: part, key: decode(raw), value: at < 0 ? '' : decode(part.slice(at + 1)) };
       });
-    let invalid = false;
+    let refused: QueryVerdict['refused'];
+    const refuse = (name: string, problems: string[]) => {
+      // The validator's words (`body must be >= 1 {"limit":1}`), about the parameter.
+      const problem = (problems[0] ?? 'is not valid').replace(/^body /, '').replace(/ \{.*\}$/, '');
+      refused ??= { name, message: `${name} ${problem}` };
+    };
     const dropped = new Set<number>();
     const added: string[] = [];
     for (const { node: parameter, pointer } of operation.parameters) {
@@ -61,8 +66,12 @@ export function queryReader(
       if (prismReadsIt && bracketed.length === 0) {
         // Prism checks it, but lets an empty number or boolean through, and reads no string's `pattern`.
         const last = pairs[plain.at(-1) as number]?.value ?? '';
-        if (['integer', 'number', 'boolean'].includes(String(type)) && last === '') invalid = true;
-        if (type === 'string' && validator.validateAt(schemaPointer, last).length > 0) invalid = true;
+        if (['integer', 'number', 'boolean'].includes(String(type)) && last === '')
+          refuse(parameter.name, [`must be of type ${String(type)}`]);
+        if (type === 'string') {
+          const problems = validator.validateAt(schemaPointer, last);
+          if (problems.length > 0) refuse(parameter.name, problems);
+        }
         continue;
       }
       // PHP: a bracketed key builds an array or object (and wins over a plain one); else the last value.
@@ -79,11 +88,16 @@ export function queryReader(
       }
       for (const index of [...plain, ...bracketed]) dropped.add(index);
       const coerced = coerce(value, schema, schemaPointer, resolve);
-      if (validator.validateAt(schemaPointer, coerced).length > 0) invalid = true;
+      const problems = validator.validateAt(schemaPointer, coerced);
+      if (problems.length > 0) refuse(parameter.name, problems);
     }
-    if (dropped.size === 0) return { search, invalid };
-    const kept = pairs.filter((_, index) => !dropped.has(index)).map((pair) => pair.raw);
-    return { search: [...kept, ...added].join('&'), invalid };
+    const verdict: QueryVerdict = { search };
+    if (dropped.size > 0) {
+      const kept = pairs.filter((_, index) => !dropped.has(index)).map((pair) => pair.raw);
+      verdict.search = [...kept, ...added].join('&');
+    }
+    if (refused) verdict.refused = refused;
+    return verdict;
   };
 }
 

@@ -1,19 +1,26 @@
-// The launcher: Prism comes up on the bundled spec behind the front, answers from its examples, rejects
-// invalid requests with 4xx, and stops cleanly (the port is free again); the front answers 401s for the
-// request that was made. The full contract suite against the mocks lives in @platform-api/contract-tests.
+// The launcher: Prism comes up on the bundled spec behind the front, answers from its examples (without
+// memory) or from the mock's state, rejects invalid requests with 4xx, and stops cleanly (the port is free
+// again); the front answers 401s for the request that was made. The mock's memory is state.test.ts; the
+// full contract suite against the mocks lives in @platform-api/contract-tests.
 import { freePort, portIsFree } from '@platform-api/test-support';
 import { loadBundle, SpecValidator } from '@platform-api/validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockServer, startMock } from '../src/index.js';
+import { bearer } from './support/exchange.js';
 
 describe.each(['platform', 'site'] as const)('%s mock', (api) => {
-  it('starts, serves the spec and stops', async () => {
+  it.each([false, true])('starts, serves the spec and stops (stateless: %s)', async (stateless) => {
     const port = await freePort();
-    const mock = await startMock(api, { port });
+    const mock = await startMock(api, { port, stateless });
     try {
       expect(mock.url).toBe(`http://127.0.0.1:${port}`);
       const path = api === 'platform' ? '/v1/users?limit=2' : '/wp/v2/posts';
-      const headers: Record<string, string> = api === 'platform' ? { authorization: 'Bearer any' } : {};
+      const headers: Record<string, string> =
+        api === 'platform'
+          ? stateless
+            ? { authorization: 'Bearer any' }
+            : await bearer(mock.url, 'launcher')
+          : {};
       const ok = await fetch(`${mock.url}${path}`, { headers });
       expect(ok.status).toBe(200);
       expect(Array.isArray(await ok.json())).toBe(true);
@@ -23,6 +30,7 @@ describe.each(['platform', 'site'] as const)('%s mock', (api) => {
       );
       expect(invalid.status).toBeGreaterThanOrEqual(400);
       expect(invalid.status).toBeLessThan(500);
+      expect(ok.headers.get('server')).toBe(`platform-api-mock (${stateless ? 'stateless' : 'memory'})`);
     } finally {
       await mock.close();
     }
@@ -34,6 +42,8 @@ describe('the front before Prism', () => {
   const platform = new SpecValidator(loadBundle('platform'));
   const site = new SpecValidator(loadBundle('site'));
   let mocks: Record<'platform' | 'site', MockServer>;
+  /** A bearer token the platform mock issued. */
+  let token: { authorization: string };
 
   beforeAll(async () => {
     const [platformMock, siteMock] = await Promise.all([
@@ -41,6 +51,7 @@ describe('the front before Prism', () => {
       startMock('site', { port: 0 }),
     ]);
     mocks = { platform: platformMock, site: siteMock };
+    token = (await bearer(platformMock.url, 'front-tests')) as { authorization: string };
   });
   afterAll(async () => {
     await Promise.all(Object.values(mocks ?? {}).map((mock) => mock.close()));
@@ -103,10 +114,7 @@ describe('the front before Prism', () => {
   });
 
   it('keeps the challenge of a 401 asked for with a bearer token (Prefer: code=401)', async () => {
-    const denied = await exchange('platform', 'GET', '/v1/users/964382593', {
-      authorization: 'Bearer any',
-      prefer: 'code=401',
-    });
+    const denied = await exchange('platform', 'GET', '/v1/users/964382593', { ...token, prefer: 'code=401' });
     expect(denied.status).toBe(401);
     expect(denied.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
@@ -137,7 +145,7 @@ describe('the front before Prism', () => {
     const post = async (body: unknown) => {
       const response = await fetch(`${mocks.platform.url}/v1/datasets`, {
         method: 'POST',
-        headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+        headers: { ...token, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       return { status: response.status, headers: response.headers, body: await response.text() };
@@ -171,7 +179,7 @@ describe('the front before Prism', () => {
       const response = await fetch(`${mocks[api].url}${path}`, {
         method: 'POST',
         headers: {
-          authorization: api === 'platform' ? 'Bearer any' : 'Basic eDp5',
+          authorization: api === 'platform' ? token.authorization : 'Basic eDp5',
           'content-type': 'application/json',
         },
         body: '{"name": ',
@@ -191,7 +199,7 @@ describe('the front before Prism', () => {
   it('refuses a JSON null body where the schema asks for an object, as the reference server does', async () => {
     const response = await fetch(`${mocks.platform.url}/v1/groups/876655018/users/964382593`, {
       method: 'PUT',
-      headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+      headers: { ...token, 'content-type': 'application/json' },
       body: 'null',
     });
     const answer = { status: response.status, headers: response.headers, body: await response.text() };
@@ -201,10 +209,7 @@ describe('the front before Prism', () => {
   });
 
   it('answers a method the path does not offer with 405 and Allow (an ApiError on the platform)', async () => {
-    const refused = await fetch(`${mocks.platform.url}/v1/users`, {
-      method: 'DELETE',
-      headers: { authorization: 'Bearer any' },
-    });
+    const refused = await fetch(`${mocks.platform.url}/v1/users`, { method: 'DELETE', headers: token });
     expect(refused.status).toBe(405);
     expect(refused.headers.get('allow')).toBe('GET, HEAD, POST');
     const body = await refused.json();
@@ -217,7 +222,7 @@ describe('the front before Prism', () => {
   });
 
   it('refuses an empty integer or boolean, or a string off its pattern, with the documented 400, as the servers do', async () => {
-    const empty = await exchange('platform', 'GET', '/v1/users?limit=', { authorization: 'Bearer any' });
+    const empty = await exchange('platform', 'GET', '/v1/users?limit=', token);
     expect(empty.status).toBe(400);
     expect(empty.json.path).toBe('/v1/users');
     expect((await exchange('site', 'GET', '/wp/v2/posts?per_page=')).status).toBe(400);
@@ -230,7 +235,7 @@ describe('the front before Prism', () => {
 
   it('answers HEAD on every GET route as GET without the body (WordPress and the reference server do)', async () => {
     for (const [api, path, headers] of [
-      ['platform', '/v1/users', { authorization: 'Bearer any' }],
+      ['platform', '/v1/users', token],
       ['site', '/', {}],
       ['site', '/wp-json/wp/v2/posts', {}],
     ] as const) {
@@ -249,25 +254,34 @@ describe('the front before Prism', () => {
     }
   });
 
-  it("builds a list's X-WP-TotalPages and Link from the request: the mock's URL, the route, page and per_page", async () => {
-    const url = mocks.site.url;
-    const first = await fetch(`${url}/wp-json/wp/v2/posts?per_page=20&search=x`);
-    await first.arrayBuffer();
-    const total = Number(first.headers.get('x-wp-total'));
-    const pages = Math.ceil(total / 20);
-    expect(pages).toBeGreaterThan(1);
-    expect(first.headers.get('x-wp-totalpages')).toBe(String(pages));
-    expect(first.headers.get('link')).toBe(
-      `<${url}/wp-json/wp/v2/posts?per_page=20&search=x&page=2>; rel="next"`,
-    );
-    const last = await exchange('site', 'GET', `/wp/v2/posts?page=${pages}&per_page=20`);
-    expect(last.headers.get('link')).toBe(`<${url}/wp/v2/posts?page=${pages - 1}&per_page=20>; rel="prev"`);
-    // The default page size is the spec's per_page default (10).
-    const defaults = await exchange('site', 'GET', '/wp/v2/pages?page=2');
-    expect(defaults.headers.get('x-wp-totalpages')).toBe(
-      String(Math.ceil(Number(defaults.headers.get('x-wp-total')) / 10)),
-    );
-    expect(defaults.headers.get('link')).toContain(`<${url}/wp/v2/pages?page=1>; rel="prev"`);
+  it("without memory, builds a list's X-WP-TotalPages and Link from the example's total and the request", async () => {
+    const stateless = await startMock('site', { port: 0, stateless: true });
+    const url = stateless.url;
+    const get = async (path: string) => {
+      const response = await fetch(`${url}${path}`);
+      await response.arrayBuffer();
+      return response;
+    };
+    try {
+      const first = await get('/wp-json/wp/v2/posts?per_page=20&search=x');
+      const total = Number(first.headers.get('x-wp-total'));
+      const pages = Math.ceil(total / 20);
+      expect(pages).toBeGreaterThan(1);
+      expect(first.headers.get('x-wp-totalpages')).toBe(String(pages));
+      expect(first.headers.get('link')).toBe(
+        `<${url}/wp-json/wp/v2/posts?per_page=20&search=x&page=2>; rel="next"`,
+      );
+      const last = await get(`/wp/v2/posts?page=${pages}&per_page=20`);
+      expect(last.headers.get('link')).toBe(`<${url}/wp/v2/posts?page=${pages - 1}&per_page=20>; rel="prev"`);
+      // The default page size is the spec's per_page default (10).
+      const defaults = await get('/wp/v2/pages?page=2');
+      expect(defaults.headers.get('x-wp-totalpages')).toBe(
+        String(Math.ceil(Number(defaults.headers.get('x-wp-total')) / 10)),
+      );
+      expect(defaults.headers.get('link')).toContain(`<${url}/wp/v2/pages?page=1>; rel="prev"`);
+    } finally {
+      await stateless.close();
+    }
   });
 
   it('reads every term-filter form WordPress reads, and refuses what WordPress refuses', async () => {

@@ -1,4 +1,5 @@
-// What patches/@stoplight__prism-http@5.12.0.patch changes in Prism, asserted against the running mocks:
+// What patches/@stoplight__prism-http@5.12.0.patch changes in Prism, asserted against the mocks without
+// memory (Prism alone answers them; the mocks with memory take only the tokens they issued):
 // - any case of an auth scheme is accepted (RFC 9110 §11.1; stoplightio/prism#2722, unmerged PR #2832),
 //   and a request without credentials still answers 401;
 // - a trailing slash names the same resource: every operation of both bundles answers its `/path/` form
@@ -19,7 +20,7 @@ const mocks = new Map<MockedApi, MockServer>();
 
 beforeAll(async () => {
   for (const api of ['platform', 'site'] as const)
-    mocks.set(api, await startMock(api, { port: await freePort() }));
+    mocks.set(api, await startMock(api, { port: await freePort(), stateless: true }));
 });
 afterAll(async () => {
   await Promise.all([...mocks.values()].map((mock) => mock.close()));

@@ -41,7 +41,7 @@ export interface StateRequest {
   /** `GET` for a `HEAD` (the front drops the body). */
   method: string;
   pathname: string;
-  /** The query as Prism gets it (without `?`). */
+  /** The query as the caller sent it (without `?`; Prism may get it rewritten, query.ts). */
   search: string;
   headers: IncomingHttpHeaders;
   body: Buffer | undefined;
@@ -123,12 +123,16 @@ export class StateEngine {
   async handle(route: Route, request: StateRequest, prism: AskPrism): Promise<Answer> {
     const { model } = route;
     const { operation } = model;
-    if (this.credentials.isTokenOperation(operation)) return this.token(request, prism);
+    if (this.credentials.isTokenOperation(operation)) return this.token(operation, request, prism);
     const credential = this.credentials.resolve(request.headers.authorization);
     const open = this.credentials.isPublic(operation);
-    if (credential.kind === 'refused' && !(open && credential.scheme === 'basic')) return prism('code=401');
+    if (credential.kind === 'refused' && !(open && credential.scheme === 'basic'))
+      return prism(
+        credential.scheme === 'bearer' ? this.preferError(operation, 401, 'invalid_token') : 'code=401',
+      );
     if (credential.kind !== 'tenant' && !open) return prism();
-    if (credential.kind === 'tenant' && !this.hasScope(operation, credential)) return prism('code=403');
+    if (credential.kind === 'tenant' && !this.hasScope(operation, credential))
+      return prism(this.preferError(operation, 403, 'insufficient_scope'));
     const tenant = this.store.tenant(credential.kind === 'tenant' ? credential.tenant : 'anonymous');
     const ids = (route.pattern.exec(request.pathname)?.slice(1) ?? []).map(decodePath);
     const role = model.role;
@@ -239,7 +243,8 @@ export class StateEngine {
     });
     if (search !== '') {
       for (const [name, value] of new URLSearchParams(search)) {
-        if (route.complex.has(name) || `query.${name}` in values) return false;
+        // A parameter only Prism reads, a repeated one, or PHP's bracket form (`include[]=1`): Prism judges.
+        if (route.complex.has(name) || `query.${name}` in values || name.includes('[')) return false;
         values[`query.${name}`] = value;
       }
     }
@@ -444,7 +449,7 @@ export class StateEngine {
     return { status: judged.status, rawHeaders: ['Content-Type', mediaType], body: Buffer.from(text) };
   }
 
-  private async token(request: StateRequest, prism: AskPrism): Promise<Answer> {
+  private async token(operation: Operation, request: StateRequest, prism: AskPrism): Promise<Answer> {
     const client = this.credentials.client(request.headers.authorization);
     if (!client) return prism(request.headers.authorization ? 'code=401' : undefined);
     const judged = await prism();
@@ -454,10 +459,7 @@ export class StateEngine {
       : undefined;
     const scope = new URLSearchParams(request.search).get('scope') ?? form?.get('scope') ?? undefined;
     const grant = this.credentials.grant(scope);
-    if ('unknown' in grant) {
-      const example = this.exampleNamed(this.credentials, 'invalid_scope');
-      return prism(`code=400${example ? `, example=${example}` : ''}`);
-    }
+    if ('unknown' in grant) return prism(this.preferError(operation, 400, 'invalid_scope'));
     const token = this.credentials.issue(client, grant.granted);
     const body = parseJson(judged.body);
     const answer: JsonObject = isObject(body) ? body : {};
@@ -474,19 +476,20 @@ export class StateEngine {
     };
   }
 
-  /** The name of the token operation's documented 400 example with this OAuth `error`. */
-  private exampleNamed(credentials: Credentials, error: string): string | undefined {
-    const operation = this.validator.operations.find(
-      (candidate) => credentials.isTokenOperation(candidate) && candidate.responses['400'],
-    );
-    const content = operation?.responses['400']?.content;
+  /**
+   * `Prefer` asking Prism for the operation's documented answer for a status, with its example whose OAuth
+   * `error` is this one (RFC 6749 §5.2, RFC 6750 §3.1: `invalid_token`, `invalid_scope`) when it has one.
+   */
+  private preferError(operation: Operation, status: number, error: string): string {
+    const content = operation.responses[String(status)]?.content;
     const media = isObject(content) ? content[JSON_TYPE] : undefined;
     const examples = isObject(media) && isObject(media.examples) ? media.examples : {};
     for (const [name, example] of Object.entries(examples)) {
       const value = this.validator.resolve<unknown>({ node: example, pointer: '' }).node;
-      if (isObject(value) && isObject(value.value) && value.value.error === error) return name;
+      if (isObject(value) && isObject(value.value) && value.value.error === error)
+        return `code=${status}, example=${name}`;
     }
-    return undefined;
+    return `code=${status}`;
   }
 
   /** The item answered in the operation's documented body for `status` (none when it documents none). */
