@@ -16,6 +16,7 @@ mock options:
   --stateless             Prism's examples only: no memory, any credentials (the mocks keep state by default)
   --max-items <n>         items a tenant keeps at most, the oldest dropped first (default 10000)
   --max-tenants <n>       tenants kept at most, the least recently active dropped first (default 1000)
+  --webhook-ca <file>     trust this CA (PEM) when delivering events to a receiver (its self-signed certificate)
 
 trigger options:
   --to <url>              the receiver (https)
@@ -167,6 +168,15 @@ async function runMocks(args: string[]): Promise<void> {
   const maxItems = count('max-items');
   const maxTenants = count('max-tenants');
 
+  // The events the mocks deliver are worth a line; each request and Prism's own output are not.
+  const eventLog = {
+    write: (chunk: string | Uint8Array) => {
+      for (const line of chunk.toString().split('\n'))
+        if (line.startsWith('mock: event ')) process.stdout.write(`${line}\n`);
+      return true;
+    },
+  } as NodeJS.WritableStream;
+
   const servers: MockServer[] = [];
   for (const api of apis) {
     const port = Number(process.env[`MOCK_${api.toUpperCase()}_PORT`] ?? mockedApis[api].defaultPort);
@@ -175,6 +185,10 @@ async function runMocks(args: string[]): Promise<void> {
       ...(values.stateless ? { stateless: true } : {}),
       ...(maxItems !== undefined ? { maxItems } : {}),
       ...(maxTenants !== undefined ? { maxTenants } : {}),
+      ...(values['webhook-ca'] !== undefined
+        ? { webhookCa: readFileSync(values['webhook-ca'], 'utf8') }
+        : {}),
+      log: eventLog,
     });
     servers.push(server);
     console.log(
@@ -199,6 +213,7 @@ function parseMockArgs(args: string[]) {
       stateless: { type: 'boolean' },
       'max-items': { type: 'string' },
       'max-tenants': { type: 'string' },
+      'webhook-ca': { type: 'string' },
     },
   });
 }

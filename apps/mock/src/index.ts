@@ -62,6 +62,8 @@ export interface StartMockOptions {
   maxItems?: number;
   /** Tenants kept at most, least recently active dropped first (default 1,000). */
   maxTenants?: number;
+  /** A CA certificate (PEM text) the event deliveries trust besides the system's (a self-signed receiver). */
+  webhookCa?: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -142,6 +144,8 @@ export async function startMock(
           : {
               state: {
                 engine: new StateEngine(validator, {
+                  log: (line) => options.log?.write(`mock: ${line}\n`),
+                  ...(options.webhookCa !== undefined ? { webhookCa: options.webhookCa } : {}),
                   ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}),
                   ...(options.maxTenants !== undefined ? { maxTenants: options.maxTenants } : {}),
                 }),

@@ -2,33 +2,17 @@
 // the delivery headers the reference server sends, a Standard Webhooks signature), with a callback URL
 // served here, and reports whether the receiver acknowledged it and posted back a valid message.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import tls from 'node:tls';
 import { isObject, type JsonObject } from '@platform-api/validator';
 import { type CallbackServer, type PostBack, startCallbackServer } from './callback-server.js';
-import { ChatEvents, STANDARD_WEBHOOKS_HEADERS } from './events.js';
-import { generateSecret, signDelivery } from './signing.js';
+import { type Delivery, deliver, deliveryHeaders } from './delivery.js';
+import { ChatEvents } from './events.js';
+import { generateSecret } from './signing.js';
 
 /** The reference server's User-Agent, marked as the mock's. */
 const USER_AGENT = 'platform-api-webhooks/1 (mock trigger)';
 
-/** Framing fields Node sets for the request itself; a configured header of these names is not sent. */
-const FRAMING_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'te',
-  'upgrade',
-]);
-
 /** How long a post-back is waited for by default: a receiver that answers does so within a second or two. */
 export const DEFAULT_WAIT_MS = 5_000;
-
-/** Bytes of the receiver's answer kept for the report. */
-const MAX_ANSWER_BYTES = 2048;
 
 export interface TriggerOptions {
   /** The event type: a webhook of the platform bundle (`MESSAGE_POSTED`). */
@@ -64,14 +48,6 @@ export interface TriggerOptions {
   events?: ChatEvents;
 }
 
-export interface Delivery {
-  /** The receiver's status, or undefined when there was none (network error, timeout). */
-  status?: number;
-  error?: string;
-  /** The start of the receiver's answer. */
-  answer: string;
-}
-
 export interface TriggerResult {
   ok: boolean;
   eventType: string;
@@ -84,6 +60,8 @@ export interface TriggerResult {
   /** The post-back, if one came (not awaited when `waitMs` is 0 or the delivery failed). */
   postBack?: PostBack;
 }
+
+export type { Delivery };
 
 export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
   const log = options.log ?? (() => {});
@@ -121,17 +99,13 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
 
   try {
     const body = JSON.stringify(payload);
-    // As the service: the integration's headers, then the delivery's own, which no configured one replaces.
-    const headers: Record<string, string> = Object.create(null);
-    for (const [name, value] of Object.entries(options.headers ?? {})) {
-      if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
-    }
-    headers['user-agent'] ??= USER_AGENT;
-    Object.assign(headers, {
-      'content-type': event.contentType,
-      [STANDARD_WEBHOOKS_HEADERS.id]: webhookId,
-      [event.eventTypeHeader]: event.type,
-      ...signDelivery(secret, webhookId, Date.now(), body),
+    const headers = deliveryHeaders({
+      event,
+      webhookId,
+      configured: options.headers ?? {},
+      secret,
+      body,
+      userAgent: USER_AGENT,
     });
     // What is sent must be what the spec documents; a failure here is a defect of the mock or the spec.
     const problems = events.validator.validateRequest(event.operation, {
@@ -185,58 +159,6 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
   } finally {
     await callback?.close();
   }
-}
-
-/** One POST, no redirects followed, one deadline for the whole exchange (as the service's sender). */
-function deliver(
-  target: URL,
-  headers: Record<string, string>,
-  body: string,
-  options: TriggerOptions,
-): Promise<Delivery> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (delivery: Delivery) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      resolve(delivery);
-    };
-    const secure = target.protocol === 'https:';
-    const requestOptions: https.RequestOptions = {
-      method: 'POST',
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      agent: false,
-      ...(secure && options.insecure ? { rejectUnauthorized: false } : {}),
-      ...(secure && options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
-    };
-    const request = (secure ? https : http).request(target, requestOptions);
-    const deadline = setTimeout(() => {
-      settle({ error: `no answer within ${timeoutMs} ms`, answer: '' });
-      request.destroy();
-    }, timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      settle({ error: `${error.code ?? 'error'}: ${error.message}`, answer: '' }),
-    );
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
-        size += chunk.length;
-      });
-      response.on('error', () => {});
-      const done = () =>
-        settle({
-          status: response.statusCode ?? 0,
-          answer: Buffer.concat(chunks).toString('utf8').slice(0, MAX_ANSWER_BYTES),
-        });
-      response.on('end', done);
-      response.on('close', done);
-    });
-    request.end(body);
-  });
 }
 
 /** What the service does with a non-2xx answer (the webhook operations' descriptions). */

@@ -44,6 +44,8 @@ export class Credentials {
   readonly scopes: string[];
   private readonly bearerSchemes = new Set<string>();
   private readonly basicSchemes = new Set<string>();
+  /** API key schemes in a header: scheme name → header name (lower case). */
+  private readonly headerKeys = new Map<string, string>();
 
   constructor(validator: SpecValidator) {
     const schemes = validator.document.components?.securitySchemes;
@@ -60,6 +62,8 @@ export class Credentials {
         this.bearerSchemes.add(name);
       } else if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') {
         this.basicSchemes.add(name);
+      } else if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') {
+        this.headerKeys.set(name, scheme.name.toLowerCase());
       }
     }
     this.tokenPath = tokenPath;
@@ -79,6 +83,13 @@ export class Credentials {
           .flatMap(([, scopes]) => scopes),
       )
       .filter((scopes) => scopes.length > 0);
+  }
+
+  /** The header of the API key an operation takes, when that is all it takes (a callback token). */
+  keyHeader(operation: Operation): string | undefined {
+    const names = operation.security.flatMap((requirement) => Object.keys(requirement));
+    if (names.length === 0 || !names.every((name) => this.headerKeys.has(name))) return undefined;
+    return this.headerKeys.get(names[0] as string);
   }
 
   /** Whether the operation can be called without credentials (an empty alternative, or no security). */

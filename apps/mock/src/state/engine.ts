@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   createSpecAjv,
+  getByPointer,
   isObject,
   type JsonObject,
   type Operation,
@@ -18,10 +19,13 @@ import {
   type SpecValidator,
   templateToRegExp,
 } from '@platform-api/validator';
+import { generateSecret } from '../signing.js';
 import { type Credential, Credentials } from './auth.js';
+import { Deliveries } from './deliveries.js';
 import { Items } from './items.js';
 import { pageOf } from './lists.js';
 import { type Collection, inferModel, type OperationModel, type StateModel } from './model.js';
+import { pick, setAt } from './pointers.js';
 import { type ProjectionContext, type SchemaAt, Schemas } from './schemas.js';
 import { plant, seedsOf } from './seeds.js';
 import { type BucketAddress, Store, type StoredItem, type StoreOptions, type Tenant } from './store.js';
@@ -49,7 +53,33 @@ export interface StateRequest {
   base: string;
 }
 
-export interface EngineOptions extends StoreOptions {}
+export interface EngineOptions extends StoreOptions {
+  /** Lines about what the mock did on its own (the events it delivered). */
+  log?: (line: string) => void;
+  /** A CA certificate (PEM) the event deliveries trust besides the system's (a receiver's own). */
+  webhookCa?: string;
+}
+
+/** One authenticated call the engine answers: its route, request, tenant and the ids of its path. */
+interface Call {
+  route: Route;
+  request: StateRequest;
+  prism: AskPrism;
+  tenantName: string;
+  tenant: Tenant;
+  ids: string[];
+  /** The last id of the path: the item an item operation is about. */
+  key: string;
+}
+
+/** The parents a path names, checked: the bucket of the operation's items, and the items on the way. */
+interface Parents {
+  found: boolean;
+  address: BucketAddress;
+  chain: Array<{ collection: Collection; key: string; value: JsonObject }>;
+  /** The innermost parent item. */
+  owner?: StoredItem;
+}
 
 interface Route {
   model: OperationModel;
@@ -70,6 +100,8 @@ export class StateEngine {
   private readonly items: Items;
   private readonly values: Values;
   private readonly byOperation = new Map<string, Route>();
+  /** Events the writes send (an API with webhooks and a callback operation). */
+  private readonly deliveries: Deliveries | undefined;
   /** Each collection's first example item: it lends example values to what a create leaves out. */
   private readonly examples = new Map<string, JsonObject>();
 
@@ -82,6 +114,7 @@ export class StateEngine {
     this.items = new Items(this.schemas, this.values);
     this.model = inferModel(validator);
     this.credentials = new Credentials(validator);
+    this.deliveries = Deliveries.of(this.model, this.schemas, options.log ?? (() => {}), options.webhookCa);
     const seeds = seedsOf(this.model, this.schemas);
     for (const seed of seeds) {
       this.values.reserve(isObject(seed.value) ? seed.value.id : seed.value);
@@ -121,83 +154,98 @@ export class StateEngine {
   }
 
   async handle(route: Route, request: StateRequest, prism: AskPrism): Promise<Answer> {
-    const { model } = route;
-    const { operation } = model;
+    const { operation } = route.model;
     if (this.credentials.isTokenOperation(operation)) return this.token(operation, request, prism);
+    const tenantName = this.authenticate(route, request);
+    if (typeof tenantName !== 'string') return prism(tenantName.prefer);
+    const tenant = this.store.tenant(tenantName);
+    const ids = (route.pattern.exec(request.pathname)?.slice(1) ?? []).map(decodePath);
+    const call: Call = { route, request, prism, tenantName, tenant, ids, key: ids.at(-1) ?? '' };
+    const { answer, created } = await this.answer(call);
+    const sends = route.model.sends;
+    if (sends && isSuccess(answer.status) && this.deliveries) {
+      const parents = this.parentsOf(route.model, ids, tenant).chain;
+      const createdIn = 'collection' in route.model.role ? route.model.role.collection : undefined;
+      this.deliveries.send({
+        ...sends,
+        tenantName,
+        tenant,
+        base: request.base,
+        ...(created && createdIn ? { created: { collection: createdIn, value: created } } : {}),
+        parents,
+        body: parseJson(request.body),
+      });
+    }
+    return answer;
+  }
+
+  /**
+   * The tenant of the request's credentials, or what Prism is to be asked instead: its 401 (none, or a
+   * refused one), its 403 (a token without the operation's scope).
+   */
+  private authenticate(route: Route, request: StateRequest): string | { prefer: string | undefined } {
+    const { operation } = route.model;
+    const keyHeader = this.credentials.keyHeader(operation);
+    if (keyHeader && this.deliveries?.tokenHeader === keyHeader) {
+      // A callback token: the tenant it was issued to, for the channel its path names.
+      const token = request.headers[keyHeader];
+      if (typeof token !== 'string') return { prefer: undefined };
+      const channel = decodePath(route.pattern.exec(request.pathname)?.[1] ?? '');
+      return this.deliveries.callbackTenant(token, channel) ?? { prefer: 'code=401' };
+    }
     const credential = this.credentials.resolve(request.headers.authorization);
     const open = this.credentials.isPublic(operation);
     if (credential.kind === 'refused' && !(open && credential.scheme === 'basic'))
-      return prism(
-        credential.scheme === 'bearer' ? this.preferError(operation, 401, 'invalid_token') : 'code=401',
-      );
-    if (credential.kind !== 'tenant' && !open) return prism();
-    if (credential.kind === 'tenant' && !this.hasScope(operation, credential))
-      return prism(this.preferError(operation, 403, 'insufficient_scope'));
-    const tenant = this.store.tenant(credential.kind === 'tenant' ? credential.tenant : 'anonymous');
-    const ids = (route.pattern.exec(request.pathname)?.slice(1) ?? []).map(decodePath);
-    const role = model.role;
+      return {
+        prefer:
+          credential.scheme === 'bearer' ? this.preferError(operation, 401, 'invalid_token') : 'code=401',
+      };
+    if (credential.kind !== 'tenant') return open ? 'anonymous' : { prefer: undefined };
+    if (!this.hasScope(operation, credential))
+      return { prefer: this.preferError(operation, 403, 'insufficient_scope') };
+    return credential.tenant;
+  }
 
+  /** The answer to an authenticated call, and the item it created, if any. */
+  private async answer(call: Call): Promise<{ answer: Answer; created?: JsonObject }> {
+    const { route, request, prism, tenant, ids } = call;
+    const role = route.model.role;
     // Every id of the path that names an item (a parent, the item itself) must be one the caller has.
     const reads = role.kind === 'read' || role.kind === 'list';
     if (reads && !this.readsWithoutPrism(route, ids, request.search)) {
       const judged = await prism();
-      if (!isSuccess(judged.status)) return judged;
+      if (!isSuccess(judged.status)) return { answer: judged };
     }
-    const parents = this.parentsOf(model, ids, tenant);
-    if (!parents.found) {
-      const answer = reads ? undefined : await prism();
-      if (answer && !isSuccess(answer.status)) return answer;
-      return prism('code=404');
-    }
+    const parents = this.parentsOf(route.model, ids, tenant);
+    // A write: Prism judges the request first, then the state answers.
+    const judged = reads ? undefined : await prism();
+    if (judged && !isSuccess(judged.status)) return { answer: judged };
+    if (!parents.found) return { answer: await prism('code=404') };
+    const address = parents.address;
     switch (role.kind) {
       case 'read':
-        return this.read(role.collection, parents.address, ids.at(-1) ?? '', tenant, operation, prism);
+        return { answer: await this.read(call, role.collection, address) };
       case 'list':
-        return this.list(route, request, parents.address, tenant, prism);
+        return { answer: await this.list(call, address) };
       case 'action':
-        return prism();
-      default:
-        break;
-    }
-    // A write: Prism judges the request first.
-    const judged = await prism();
-    if (!isSuccess(judged.status)) return judged;
-    switch (role.kind) {
+        return { answer: judged as Answer };
       case 'create':
-        return this.create(role.collection, parents.address, request, tenant, operation, judged, prism);
+        return this.create(call, role.collection, address, judged as Answer);
       case 'update':
-        return this.update(
-          role.collection,
-          parents.address,
-          ids.at(-1) ?? '',
-          request,
-          tenant,
-          operation,
-          judged,
-          prism,
-        );
+        return { answer: await this.update(call, role.collection, address, judged as Answer) };
       case 'delete':
-        return this.remove(
-          role,
-          parents.address,
-          ids.at(-1) ?? '',
-          request,
-          tenant,
-          operation,
-          judged,
-          prism,
-        );
+        return { answer: await this.remove(call, role, address, judged as Answer) };
       case 'add-member':
-        return this.addMember(role.collection, parents.address, ids.at(-1) ?? '', tenant, judged, prism);
+        return { answer: await this.addMember(call, role.collection, address, judged as Answer) };
       case 'remove-member': {
-        if (!tenant.get(parents.address, ids.at(-1) ?? '')) return prism('code=404');
-        tenant.remove(parents.address, ids.at(-1) ?? '');
-        return judged;
+        if (!tenant.get(address, call.key)) return { answer: await prism('code=404') };
+        tenant.remove(address, call.key);
+        return { answer: judged as Answer };
       }
       case 'write-data':
-        return this.writeData(role, parents, request, tenant, judged);
+        return { answer: this.writeData(call, role, parents.owner, judged as Answer) };
       case 'read-data':
-        return this.readData(role, parents, request, operation, judged);
+        return { answer: this.readData(call, role, parents.owner, judged as Answer) };
     }
   }
 
@@ -209,29 +257,29 @@ export class StateEngine {
 
   /**
    * The bucket the operation's item lives in, after checking that each parent item the path names is one
-   * the tenant has (alive): `found` is false when one is not.
+   * the tenant has (alive): `found` is false when one is not. `chain` holds those parents, outermost first.
    */
-  private parentsOf(
-    model: OperationModel,
-    ids: string[],
-    tenant: Tenant,
-  ): { found: boolean; address: BucketAddress; owner?: StoredItem } {
+  private parentsOf(model: OperationModel, ids: string[], tenant: Tenant): Parents {
     const role = model.role;
     const own = 'collection' in role ? role.collection : undefined;
     const itemRole = ['read', 'update', 'delete', 'add-member', 'remove-member'].includes(role.kind);
     const parentCount = itemRole ? ids.length - 1 : ids.length;
     const parents: string[] = [];
+    const chain: Parents['chain'] = [];
     let owner: StoredItem | undefined;
     for (let index = 0; index < parentCount; index += 1) {
       const collection = model.positions[index];
       if (!collection) continue;
-      const item = tenant.get({ collection: collection.key, parents: [...parents] }, ids[index] ?? '');
-      if (!item || item.deleted) return { found: false, address: { collection: own?.key ?? '', parents } };
-      parents.push(ids[index] ?? '');
+      const key = ids[index] ?? '';
+      const item = tenant.get({ collection: collection.key, parents: [...parents] }, key);
+      if (!item || item.deleted)
+        return { found: false, address: { collection: own?.key ?? '', parents }, chain };
+      parents.push(key);
+      if (isObject(item.value)) chain.push({ collection, key, value: item.value });
       owner = item;
     }
     const address = { collection: own?.key ?? '', parents };
-    return owner ? { found: true, address, owner } : { found: true, address };
+    return owner ? { found: true, address, chain, owner } : { found: true, address, chain };
   }
 
   /** Whether a read's parameters can be judged here: none only Prism reads, and the validator accepts them. */
@@ -251,40 +299,26 @@ export class StateEngine {
     return route.parameters?.(values) === true;
   }
 
-  private async read(
-    collection: Collection,
-    address: BucketAddress,
-    key: string,
-    tenant: Tenant,
-    operation: Operation,
-    prism: AskPrism,
-  ): Promise<Answer> {
-    const item = tenant.get(address, key);
-    if (!item || (item.deleted && !collection.keepsDeleted)) return prism('code=404');
-    return this.itemAnswer(operation, 200, collection, item, []);
+  private async read(call: Call, collection: Collection, address: BucketAddress): Promise<Answer> {
+    const item = call.tenant.get(address, call.key);
+    if (!item || (item.deleted && !collection.keepsDeleted)) return call.prism('code=404');
+    return this.itemAnswer(call.route.model.operation, 200, collection, item);
   }
 
-  private async list(
-    route: Route,
-    request: StateRequest,
-    address: BucketAddress,
-    tenant: Tenant,
-    prism: AskPrism,
-  ): Promise<Answer> {
-    const role = route.model.role;
+  private async list(call: Call, address: BucketAddress): Promise<Answer> {
+    const role = call.route.model.role;
     if (role.kind !== 'list') throw new Error('not a list');
     const { collection, list } = role;
-    const query = new URLSearchParams(request.search);
     const page = pageOf({
-      items: [...tenant.bucket(address).values()].filter((item) => !item.deleted),
+      items: [...call.tenant.bucket(address).values()].filter((item) => !item.deleted),
       list,
-      query,
-      request,
+      query: new URLSearchParams(call.request.search),
+      request: call.request,
     });
-    if (page.pastEnd)
-      return prism(
-        `code=${page.pastEnd.status}${page.pastEnd.example ? `, example=${page.pastEnd.example}` : ''}`,
-      );
+    if (page.pastEnd) {
+      const { status, example } = page.pastEnd;
+      return call.prism(`code=${status}${example ? `, example=${example}` : ''}`);
+    }
     const items = page.items.map((item) =>
       collection.members
         ? item.value
@@ -295,14 +329,13 @@ export class StateEngine {
   }
 
   private async create(
+    call: Call,
     collection: Collection,
     address: BucketAddress,
-    request: StateRequest,
-    tenant: Tenant,
-    operation: Operation,
     judged: Answer,
-    prism: AskPrism,
-  ): Promise<Answer> {
+  ): Promise<{ answer: Answer; created?: JsonObject }> {
+    const { tenant, request } = call;
+    const operation = call.route.model.operation;
     const body = parseJson(request.body);
     const value = this.items.create({
       collection,
@@ -312,31 +345,39 @@ export class StateEngine {
       donors: [parseJson(judged.body), this.examples.get(collection.key)],
       example: this.examples.get(collection.key)?.[collection.idField],
     });
+    for (const [to, from] of Object.entries(call.route.model.fill ?? {})) {
+      const filled = getByPointer(body, from);
+      if (filled !== undefined) setAt(value, to, filled);
+    }
+    const secret = collection.secret;
+    if (secret && (secret.when === undefined || value[secret.when] === true))
+      value[secret.field] = generateSecret();
     const unique = this.uniqueValues(collection, value);
     if (unique.some(([field, text]) => tenant.holder(address, field, text) !== undefined))
-      return prism('code=409');
+      return { answer: await call.prism('code=409') };
     const key = String(value[collection.idField]);
     const item = tenant.put(address, key, value);
     tenant.index(address, item, unique);
     const headers: Array<[string, string]> = [];
     if (this.documentsHeader(operation, judged.status, 'location'))
       headers.push(['Location', `${request.base}${this.itemPath(collection, address, key)}`]);
-    return this.itemAnswer(operation, judged.status, collection, item, headers);
+    return {
+      answer: this.itemAnswer(operation, judged.status, collection, item, headers, true),
+      created: value,
+    };
   }
 
   private async update(
+    call: Call,
     collection: Collection,
     address: BucketAddress,
-    key: string,
-    request: StateRequest,
-    tenant: Tenant,
-    operation: Operation,
     judged: Answer,
-    prism: AskPrism,
   ): Promise<Answer> {
+    const { tenant, key } = call;
+    const operation = call.route.model.operation;
     const item = tenant.get(address, key);
-    if (!item || item.deleted || !isObject(item.value)) return prism('code=404');
-    const body = parseJson(request.body);
+    if (!item || item.deleted || !isObject(item.value)) return call.prism('code=404');
+    const body = parseJson(call.request.body);
     const next = this.items.update(
       collection,
       item.value,
@@ -345,28 +386,26 @@ export class StateEngine {
     );
     const unique = this.uniqueValues(collection, next);
     if (unique.some(([field, text]) => ![undefined, key].includes(tenant.holder(address, field, text))))
-      return prism('code=409');
+      return call.prism('code=409');
     item.value = next;
     tenant.changed(item);
     tenant.index(address, item, unique);
-    return this.itemAnswer(operation, judged.status, collection, item, []);
+    return this.itemAnswer(operation, judged.status, collection, item);
   }
 
   private async remove(
+    call: Call,
     role: Extract<OperationModel['role'], { kind: 'delete' }>,
     address: BucketAddress,
-    key: string,
-    request: StateRequest,
-    tenant: Tenant,
-    operation: Operation,
     judged: Answer,
-    prism: AskPrism,
   ): Promise<Answer> {
+    const { tenant, key, prism } = call;
+    const operation = call.route.model.operation;
     const { collection, softDelete } = role;
     const item = tenant.get(address, key);
     if (!item || item.deleted) return prism('code=404');
-    const forced =
-      new URLSearchParams(request.search).get(softDelete?.unless ?? '')?.toLowerCase() === 'true';
+    const query = new URLSearchParams(call.request.search);
+    const forced = query.get(softDelete?.unless ?? '')?.toLowerCase() === 'true';
     if (softDelete && !forced) {
       if (softDelete.refuse !== undefined) return prism(`code=${softDelete.refuse}`);
       if (softDelete.set && isObject(item.value)) {
@@ -377,16 +416,14 @@ export class StateEngine {
         item.value = { ...value, ...structuredClone(set) };
         tenant.changed(item);
         tenant.index(address, item, []);
-        return this.itemAnswer(operation, judged.status, collection, item, []);
+        return this.itemAnswer(operation, judged.status, collection, item);
       }
     }
-    const answer = this.itemAnswer(
-      operation,
-      judged.status,
-      collection,
-      { ...item, deleted: true, answers: undefined },
-      [],
-    );
+    const answer = this.itemAnswer(operation, judged.status, collection, {
+      ...item,
+      deleted: true,
+      answers: undefined,
+    });
     if (collection.keepsDeleted) {
       item.deleted = true;
       tenant.changed(item);
@@ -396,16 +433,15 @@ export class StateEngine {
   }
 
   private async addMember(
+    call: Call,
     collection: Collection,
     address: BucketAddress,
-    key: string,
-    tenant: Tenant,
     judged: Answer,
-    prism: AskPrism,
   ): Promise<Answer> {
+    const { tenant, key } = call;
     const target = collection.memberOf;
     const member = target ? tenant.get({ collection: target.key, parents: [] }, key) : undefined;
-    if (target && (!member || member.deleted)) return prism('code=404');
+    if (target && (!member || member.deleted)) return call.prism('code=404');
     const idSchema = target?.idSchema;
     const typed =
       idSchema && ['integer', 'number'].includes(this.schemas.type(idSchema) ?? '') ? Number(key) : key;
@@ -414,35 +450,32 @@ export class StateEngine {
   }
 
   private writeData(
+    call: Call,
     role: Extract<OperationModel['role'], { kind: 'write-data' }>,
-    parents: { owner?: StoredItem },
-    request: StateRequest,
-    _tenant: Tenant,
+    owner: StoredItem | undefined,
     judged: Answer,
   ): Answer {
-    const owner = parents.owner;
     if (!owner) return judged;
     const { mediaType, append } = role.representation;
-    const text = request.body?.toString('utf8') ?? '';
+    const text = call.request.body?.toString('utf8') ?? '';
     owner.data ??= new Map();
-    const appending = append && new URLSearchParams(request.search).get(append.name) === append.value;
+    const appending = append && new URLSearchParams(call.request.search).get(append.name) === append.value;
     const current = owner.data.get(mediaType) ?? '';
     owner.data.set(mediaType, appending ? joinLines(current, text) : text);
     return judged;
   }
 
   private readData(
+    call: Call,
     role: Extract<OperationModel['role'], { kind: 'read-data' }>,
-    parents: { owner?: StoredItem },
-    request: StateRequest,
-    _operation: Operation,
+    owner: StoredItem | undefined,
     judged: Answer,
   ): Answer {
-    const owner = parents.owner;
     if (!owner) return judged;
     const { mediaType, header } = role.representation;
     let text = owner.data?.get(mediaType) ?? '';
-    if (header && new URLSearchParams(request.search).get(header.name)?.toLowerCase() === 'true') {
+    const query = new URLSearchParams(call.request.search);
+    if (header && query.get(header.name)?.toLowerCase() === 'true') {
       const names = pick(owner.value, header.path).map(String);
       text = joinLines(`${names.join(',')}\n`, text);
     }
@@ -493,29 +526,39 @@ export class StateEngine {
   }
 
   /** The item answered in the operation's documented body for `status` (none when it documents none). */
+  /**
+   * The item answered in the operation's documented body for `status` (none when it documents none). A
+   * signing secret is answered by the create alone (`created`).
+   */
   private itemAnswer(
     operation: Operation,
     status: number,
     collection: Collection,
     item: StoredItem,
-    headers: Array<[string, string]>,
+    headers: Array<[string, string]> = [],
+    created = false,
   ): Answer {
     const schema = this.answerSchema(operation, status);
     const rawHeaders = headers.flat();
     if (!schema) return { status, rawHeaders, body: Buffer.alloc(0) };
-    let text = item.answers?.get(schema.pointer);
-    if (text === undefined) {
-      text = JSON.stringify(
-        collection.members
-          ? item.value
-          : this.schemas.project(item.value, schema, this.contextOf(collection, item)),
-      );
-      if (!item.deleted) {
-        item.answers ??= new Map();
-        item.answers.set(schema.pointer, text);
+    const secret = collection.secret?.field;
+    if (created || secret === undefined || !isObject(item.value) || !(secret in item.value)) {
+      let text = created ? undefined : item.answers?.get(schema.pointer);
+      if (text === undefined) {
+        text = JSON.stringify(this.projected(collection, item, item.value, schema));
+        if (!item.deleted && !created) {
+          item.answers ??= new Map();
+          item.answers.set(schema.pointer, text);
+        }
       }
+      return jsonAnswer(status, text, rawHeaders);
     }
-    return jsonAnswer(status, text, rawHeaders);
+    const { [secret]: _, ...shown } = item.value;
+    return jsonAnswer(status, JSON.stringify(this.projected(collection, item, shown, schema)), rawHeaders);
+  }
+
+  private projected(collection: Collection, item: StoredItem, value: unknown, schema: SchemaAt): unknown {
+    return collection.members ? value : this.schemas.project(value, schema, this.contextOf(collection, item));
   }
 
   private contextOf(collection: Collection, item: StoredItem): ProjectionContext {
@@ -624,18 +667,6 @@ function complexParameters(schemas: Schemas, operation: Operation): Set<string> 
       names.add(parameter.name);
   }
   return names;
-}
-
-/** The values at a pointer with `*` for every array item (`/schema/columns/*\/name`). */
-function pick(value: unknown, path: string): unknown[] {
-  let current: unknown[] = [value];
-  for (const token of path.split('/').filter(Boolean)) {
-    current = current.flatMap((node) => {
-      if (token === '*') return Array.isArray(node) ? node : [];
-      return isObject(node) && node[token] !== undefined ? [node[token]] : [];
-    });
-  }
-  return current;
 }
 
 /** Two pieces of line-based text as one: `first`'s last line ended before `second` starts. */

@@ -34,6 +34,11 @@ export interface Collection {
   unique: Array<{ field: string; ignoreCase: boolean }>;
   /** Whether a read of a deleted item answers its deleted form (a schema marked `x-resource-deleted`). */
   keepsDeleted: boolean;
+  /**
+   * A signing secret the item holds (`x-state: {signingSecret: {when: <boolean field>}}`): made at create
+   * when the field is true, answered by the create alone, signing the deliveries to its subscriptions.
+   */
+  secret?: { field: string; when: string | undefined };
 }
 
 export interface Paging {
@@ -102,8 +107,13 @@ export interface OperationModel {
   role: Role;
   /** For each path parameter in order: the collection whose item it names, or undefined (`{plugin_namespace}`). */
   positions: Array<Collection | undefined>;
-  /** Events the operation sends (`x-state: {events: [MESSAGE_POSTED]}`). */
-  events: string[];
+  /**
+   * The event a successful call sends (`x-state: {sends: MESSAGE_POSTED}`, or `{sends: {event, fill}}` where
+   * `fill` maps payload pointers to request body pointers: `{/message/text: /commandLine}`).
+   */
+  sends?: { event: string; fill: Record<string, string> };
+  /** Fields of the created item taken from the request body: item pointer → body pointer (`creates`). */
+  fill?: Record<string, string>;
 }
 
 export interface StateModel {
@@ -181,10 +191,25 @@ export function inferModel(validator: SpecValidator): StateModel {
         child?.parentParameters.add(segment.slice(1, -1));
       }
     });
-    const role = roleOf(schemas, operation, segments, collections);
     const state = isObject(operation.node['x-state']) ? operation.node['x-state'] : {};
-    const events = Array.isArray(state.events) ? state.events.map(String) : [];
-    models.set(operation.operationId, { operation, role, positions, events });
+    // `x-state: {creates: {path, fill}}`: the operation creates an item of the collection at `path` (a
+    // callback's message), its fields from the body as `fill` says.
+    const declared = isObject(state.creates) ? state.creates : undefined;
+    const createsPath = typeof declared?.path === 'string' ? declared.path : undefined;
+    const creates = createsPath ? collections.get(keyOf(createsPath.split('/'))) : undefined;
+    const role: Role = creates
+      ? { kind: 'create', collection: creates }
+      : roleOf(schemas, operation, segments, collections);
+    if (creates && createsPath) {
+      // Its path names the created item's parents as the collection's own path does: by parameter name.
+      const named = namedPositions(createsPath.split('/'), collections);
+      positions.splice(0, positions.length, ...parameterNames(segments).map((name) => named.get(name)));
+    }
+    const model: OperationModel = { operation, role, positions };
+    if (declared) model.fill = fillOf(declared.fill);
+    const sends = sendsOf(state.sends);
+    if (sends) model.sends = sends;
+    models.set(operation.operationId, model);
   }
 
   for (const collection of collections.values()) describeItems(schemas, collection, models, collections);
@@ -359,6 +384,36 @@ function pagingOf(schemas: Schemas, operation: Operation): Paging | undefined {
   return paging;
 }
 
+function parameterNames(segments: string[]): string[] {
+  return segments.filter((segment) => PARAMETER.test(segment)).map((segment) => segment.slice(1, -1));
+}
+
+/** The collection each parameter of a template names an item of, by the parameter's name. */
+function namedPositions(
+  segments: string[],
+  collections: Map<string, Collection>,
+): Map<string, Collection | undefined> {
+  const named = new Map<string, Collection | undefined>();
+  segments.forEach((segment, index) => {
+    if (PARAMETER.test(segment))
+      named.set(segment.slice(1, -1), collections.get(keyOf(segments.slice(0, index))));
+  });
+  return named;
+}
+
+function sendsOf(value: unknown): OperationModel['sends'] {
+  if (typeof value === 'string') return { event: value, fill: {} };
+  if (!isObject(value) || typeof value.event !== 'string') return undefined;
+  return { event: value.event, fill: fillOf(value.fill) };
+}
+
+/** `{/message/text: /commandLine}`: target pointers and the request body pointers they take values from. */
+function fillOf(value: unknown): Record<string, string> {
+  return isObject(value)
+    ? Object.fromEntries(Object.entries(value).map(([to, from]) => [to, String(from)]))
+    : {};
+}
+
 /** A DELETE's boolean query parameter marked `x-state: {softDelete}`: without it true, the delete is soft. */
 function softDeleteOf(operation: Operation): SoftDelete | undefined {
   for (const { node: parameter } of operation.parameters) {
@@ -435,6 +490,14 @@ function describeItems(
   if (item) {
     collection.idSchema = schemas.property(item, collection.idField);
     collection.keepsDeleted = schemas.branches(item).some((branch) => schemas.isDeletedForm(branch));
+    for (const [name, [property]] of schemas.properties(item)) {
+      const declared = property && schemas.state(property).signingSecret;
+      if (declared !== undefined)
+        collection.secret = {
+          field: name,
+          when: isObject(declared) && typeof declared.when === 'string' ? declared.when : undefined,
+        };
+    }
   }
   // Unique fields: marked on the item's schema or on the create and update requests'.
   const unique = new Map<string, boolean>();

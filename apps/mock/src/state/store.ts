@@ -45,6 +45,15 @@ export class Tenant {
     return this.buckets.get(addressKey(address)) ?? EMPTY;
   }
 
+  /** Every item of a collection, whatever its parents. */
+  *entries(collection: string): Generator<{ parents: string[]; item: StoredItem }> {
+    for (const [bucketKey, bucket] of this.buckets) {
+      const [name, ...parents] = bucketKey.split('\u0000');
+      if (name !== collection) continue;
+      for (const item of bucket.values()) yield { parents, item };
+    }
+  }
+
   get(address: BucketAddress, key: string): StoredItem | undefined {
     return this.buckets.get(addressKey(address))?.get(key);
   }
