@@ -84,8 +84,8 @@ const services = [
     env: { MOCK_PLATFORM_PORT: String(ports.platformMock), MOCK_SITE_PORT: String(ports.siteMock) },
     ready: `http://127.0.0.1:${ports.siteMock}/`,
     urls: [
-      `Platform API mock (Prism):  http://localhost:${ports.platformMock}`,
-      `Site API mock (Prism):      http://localhost:${ports.siteMock}`,
+      `Platform API mock (memory): http://localhost:${ports.platformMock}`,
+      `Site API mock (memory):     http://localhost:${ports.siteMock}`,
     ],
   },
   {

@@ -1,0 +1,44 @@
+// The README's "Memory" lines, run as a reader runs them against the mocks `npm start` starts (the CLI on
+// both ports; only the ports differ): the user created is listed, the post created is listed.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, readmeBlock, type StartedProcess, startProcess } from '@platform-api/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const mockDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const lines = readmeBlock(join(mockDir, 'README.md'), '## Memory', 'sh');
+let mocks: StartedProcess;
+let ports: { platform: number; site: number };
+
+beforeAll(async () => {
+  ports = { platform: await freePort(), site: await freePort() };
+  mocks = await startProcess('the mocks (CLI)', process.execPath, [join(mockDir, 'dist', 'cli.js')], {
+    env: { ...process.env, MOCK_PLATFORM_PORT: String(ports.platform), MOCK_SITE_PORT: String(ports.site) },
+    ready: `http://127.0.0.1:${ports.site}/`,
+  });
+});
+afterAll(() => mocks?.stop());
+
+describe("the README's memory lines", () => {
+  it('create a user and a post, and find both listed', async () => {
+    expect(lines).toContain('localhost:4010');
+    expect(lines).toContain('localhost:4011');
+    const commands = lines
+      .replaceAll('localhost:4010', `127.0.0.1:${ports.platform}`)
+      .replaceAll('localhost:4011', `127.0.0.1:${ports.site}`);
+    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const shell = spawn('bash', ['-e', '-c', commands], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      shell.stdout.on('data', (chunk: Buffer) => (output += chunk));
+      shell.stderr.on('data', (chunk: Buffer) => (output += chunk));
+      shell.once('close', (code) => resolve({ code, output }));
+    });
+    expect(result.code, result.output).toBe(0);
+    const [created, listed, post, posts] = result.output.trim().split('\n').map((line) => JSON.parse(line));
+    expect(created).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com' });
+    expect(listed).toContainEqual(expect.objectContaining({ id: created.id, email: 'ada@example.com' }));
+    expect(post).toMatchObject({ title: { raw: 'Hello' }, status: 'publish' });
+    expect(posts[0]).toMatchObject({ id: post.id });
+  });
+});
