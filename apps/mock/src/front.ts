@@ -581,11 +581,11 @@ function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 }
 
 function rawHeadersWithout(rawHeaders: string[], extra: string[]): string[] {
-  const dropped = new Set([...HOP_BY_HOP, ...extra]);
   const kept: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i] ?? '';
-    if (!dropped.has(name.toLowerCase())) kept.push(name, rawHeaders[i + 1] ?? '');
+    const name = (rawHeaders[i] ?? '').toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !extra.includes(name))
+      kept.push(rawHeaders[i] ?? '', rawHeaders[i + 1] ?? '');
   }
   return kept;
 }

@@ -35,7 +35,10 @@ describe("the README's memory lines", () => {
       shell.once('close', (code) => resolve({ code, output }));
     });
     expect(result.code, result.output).toBe(0);
-    const [created, listed, post, posts] = result.output.trim().split('\n').map((line) => JSON.parse(line));
+    const [created, listed, post, posts] = result.output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(created).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com' });
     expect(listed).toContainEqual(expect.objectContaining({ id: created.id, email: 'ada@example.com' }));
     expect(post).toMatchObject({ title: { raw: 'Hello' }, status: 'publish' });

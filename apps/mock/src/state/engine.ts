@@ -88,6 +88,11 @@ interface Route {
   parameters: ((values: unknown) => boolean) | undefined;
   /** Query parameters whose values only Prism reads (arrays, objects, `oneOf`s). */
   complex: Set<string>;
+  /** What its security takes, read once: a callback token's header, no credentials at all. */
+  keyHeader: string | undefined;
+  open: boolean;
+  /** The scopes it needs, per alternative of its security. */
+  scopes: string[][];
 }
 
 const JSON_TYPE = 'application/json';
@@ -129,6 +134,9 @@ export class StateEngine {
         pattern: capturing(model.operation.path),
         parameters: undefined,
         complex: complexParameters(this.schemas, model.operation),
+        keyHeader: this.credentials.keyHeader(model.operation),
+        open: this.credentials.isPublic(model.operation),
+        scopes: this.credentials.requiredScopes(model.operation),
       };
       if (model.role.kind === 'read' || model.role.kind === 'list')
         route.parameters = coercing.compile(parametersSchema(model.operation));
@@ -185,7 +193,7 @@ export class StateEngine {
    */
   private authenticate(route: Route, request: StateRequest): string | { prefer: string | undefined } {
     const { operation } = route.model;
-    const keyHeader = this.credentials.keyHeader(operation);
+    const keyHeader = route.keyHeader;
     if (keyHeader && this.deliveries?.tokenHeader === keyHeader) {
       // A callback token: the tenant it was issued to, for the channel its path names.
       const token = request.headers[keyHeader];
@@ -194,14 +202,14 @@ export class StateEngine {
       return this.deliveries.callbackTenant(token, channel) ?? { prefer: 'code=401' };
     }
     const credential = this.credentials.resolve(request.headers.authorization);
-    const open = this.credentials.isPublic(operation);
+    const open = route.open;
     if (credential.kind === 'refused' && !(open && credential.scheme === 'basic'))
       return {
         prefer:
           credential.scheme === 'bearer' ? this.preferError(operation, 401, 'invalid_token') : 'code=401',
       };
     if (credential.kind !== 'tenant') return open ? 'anonymous' : { prefer: undefined };
-    if (!this.hasScope(operation, credential))
+    if (!this.hasScope(route, credential))
       return { prefer: this.preferError(operation, 403, 'insufficient_scope') };
     return credential.tenant;
   }
@@ -249,10 +257,10 @@ export class StateEngine {
     }
   }
 
-  private hasScope(operation: Operation, credential: Extract<Credential, { kind: 'tenant' }>): boolean {
-    const required = this.credentials.requiredScopes(operation);
-    if (required.length === 0 || !credential.scopes) return true;
-    return required.some((scopes) => scopes.every((scope) => credential.scopes?.has(scope)));
+  private hasScope(route: Route, credential: Extract<Credential, { kind: 'tenant' }>): boolean {
+    const granted = credential.scopes;
+    if (route.scopes.length === 0 || !granted) return true;
+    return route.scopes.some((scopes) => scopes.every((scope) => granted.has(scope)));
   }
 
   /**
