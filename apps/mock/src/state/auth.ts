@@ -11,6 +11,9 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { isObject, type Operation, type SpecValidator } from '@platform-api/validator';
 
+/** Clients (or users) whose secret the mock remembers at most. */
+const MAX_CLIENTS = 100_000;
+
 /** The token's lifetime, as the service issues it (`expires_in`). */
 const TOKEN_SECONDS = 3599;
 
@@ -199,6 +202,8 @@ export class Credentials {
       .digest();
     const known = this.secrets.get(user);
     if (!known) {
+      // Bounded: past the limit, the client registered first is forgotten (its next token registers it anew).
+      if (this.secrets.size >= MAX_CLIENTS) this.secrets.delete(this.secrets.keys().next().value as string);
       this.secrets.set(user, secret);
       return user;
     }
