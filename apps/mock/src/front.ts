@@ -188,6 +188,10 @@ export function createFront(upstream: { host: string; port: number }, options: F
       mounted,
       refused: verdict?.refused,
     };
+    // The real servers answer their one media type whatever `Accept` says; Prism answers 406, which no
+    // operation documents: it is not asked with an `Accept` the operation has no answer for.
+    if (options.documented && !options.documented.answer(method, pathname, 406))
+      delete request.headers.accept;
     const exchange = (prefer?: string) =>
       askPrism(agent, upstream, context, forwarded, prefer).then((answer) =>
         fromPrism(answer, context, prefer !== undefined, options),

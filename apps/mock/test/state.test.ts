@@ -233,9 +233,13 @@ describe('the platform mock remembers', () => {
       204,
     );
     expect((await platform.send('GET', members, { headers: auth })).json).toEqual([964382593]);
+    // Counts follow what they count (x-state: {count}).
+    const groupPath = `/v1/groups/${group.id}`;
+    expect((await platform.send('GET', groupPath, { headers: auth })).json).toMatchObject({ memberCount: 1 });
     expect((await platform.send('PUT', `${members}/12345`, { headers: auth, body: {} })).status).toBe(404);
     expect((await platform.send('DELETE', `${members}/964382593`, { headers: auth })).status).toBe(204);
     expect((await platform.send('GET', members, { headers: auth })).json).toEqual([]);
+    expect((await platform.send('GET', groupPath, { headers: auth })).json).toMatchObject({ memberCount: 0 });
 
     const dataset = (
       await platform.send('POST', '/v1/datasets', {
@@ -261,6 +265,11 @@ describe('the platform mock remembers', () => {
       headers: { ...auth, accept: 'text/csv' },
     });
     expect(exported.text).toBe('Friend,Age\nAda,36\nAlan,41\n');
+    const datasetPath = `/v1/datasets/${dataset.id}`;
+    expect((await platform.send('GET', datasetPath, { headers: auth })).json).toMatchObject({
+      rows: 2,
+      columns: 2,
+    });
     // An empty CSV is a CSV without rows.
     expect((await platform.send('PUT', data, { ...csv, body: '' })).status).toBe(204);
     expect((await platform.send('GET', data, { headers: { ...auth, accept: 'text/csv' } })).text).toBe('');

@@ -170,6 +170,8 @@ export class StateEngine {
     const ids = (route.pattern.exec(request.pathname)?.slice(1) ?? []).map(decodePath);
     const call: Call = { route, request, prism, tenantName, tenant, ids, key: ids.at(-1) ?? '' };
     const { answer, created } = await this.answer(call);
+    if (isSuccess(answer.status) && !['read', 'list', 'read-data', 'action'].includes(route.model.role.kind))
+      this.recount(call, created);
     const sends = route.model.sends;
     if (sends && isSuccess(answer.status) && this.deliveries) {
       const parents = this.parentsOf(route.model, ids, tenant).chain;
@@ -254,6 +256,49 @@ export class StateEngine {
         return { answer: this.writeData(call, role, parents.owner, judged as Answer) };
       case 'read-data':
         return { answer: this.readData(call, role, parents.owner, judged as Answer) };
+    }
+  }
+
+  /**
+   * After a write, the counts (`x-state: {count}`) of the item it made or changed and of the item it is
+   * under (a group whose members changed, a dataset whose rows did).
+   */
+  private recount(call: Call, created: JsonObject | undefined): void {
+    const { route, tenant, ids } = call;
+    const role = route.model.role;
+    const parents = this.parentsOf(route.model, ids, tenant);
+    const own = 'collection' in role ? role.collection : undefined;
+    const ownKey =
+      created && own
+        ? String(created[own.idField])
+        : ['update', 'delete'].includes(role.kind)
+          ? call.key
+          : undefined;
+    if (own && ownKey !== undefined) this.count(tenant, own, parents.address.parents, ownKey);
+    const owner = parents.chain.at(-1);
+    if (owner) this.count(tenant, owner.collection, parents.address.parents.slice(0, -1), owner.key);
+  }
+
+  private count(tenant: Tenant, collection: Collection, parents: readonly string[], key: string): void {
+    if (collection.counts.length === 0) return;
+    const item = tenant.get({ collection: collection.key, parents }, key);
+    if (!item) return;
+    for (const { field, items, members, lines } of collection.counts) {
+      const value = item.value;
+      if (!isObject(value)) return;
+      let count: number | undefined;
+      if (items !== undefined) count = pick(value, items).flat().length;
+      else if (members !== undefined) {
+        const child = this.model.collections.find(
+          (candidate) => candidate.parent === collection && candidate.name === members,
+        );
+        if (child) count = tenant.bucket({ collection: child.key, parents: [...parents, key] }).size;
+      } else if (lines !== undefined)
+        count = (item.data?.get(lines) ?? '').split('\n').filter((line) => line.trim() !== '').length;
+      if (count !== undefined && value[field] !== count) {
+        item.value = { ...value, [field]: count };
+        tenant.changed(item);
+      }
     }
   }
 

@@ -39,6 +39,12 @@ export interface Collection {
    * when the field is true, answered by the create alone, signing the deliveries to its subscriptions.
    */
   secret?: { field: string; when: string | undefined };
+  /**
+   * Fields that count something of the item (`x-state: {count: …}`): the items of an array at a pointer
+   * (`{items: /schema/columns}`), its members in a sub-collection (`{members: users}`), the lines of its
+   * representation (`{lines: text/csv}`).
+   */
+  counts: Array<{ field: string; items?: string; members?: string; lines?: string }>;
 }
 
 export interface Paging {
@@ -166,6 +172,7 @@ export function inferModel(validator: SpecValidator): StateModel {
       members: false,
       unique: [],
       keepsDeleted: false,
+      counts: [],
     });
   }
 
@@ -490,13 +497,26 @@ function describeItems(
   if (item) {
     collection.idSchema = schemas.property(item, collection.idField);
     collection.keepsDeleted = schemas.branches(item).some((branch) => schemas.isDeletedForm(branch));
-    for (const [name, [property]] of schemas.properties(item)) {
-      const declared = property && schemas.state(property).signingSecret;
-      if (declared !== undefined)
+    const live = collection.keepsDeleted
+      ? (schemas.branches(item).find((branch) => !schemas.isDeletedForm(branch)) ?? item)
+      : item;
+    for (const [name, [property]] of schemas.properties(live)) {
+      const state = property ? schemas.state(property) : {};
+      const secret = state.signingSecret;
+      if (secret !== undefined)
         collection.secret = {
           field: name,
-          when: isObject(declared) && typeof declared.when === 'string' ? declared.when : undefined,
+          when: isObject(secret) && typeof secret.when === 'string' ? secret.when : undefined,
         };
+      if (isObject(state.count)) {
+        const { items, members, lines } = state.count;
+        collection.counts.push({
+          field: name,
+          ...(typeof items === 'string' ? { items } : {}),
+          ...(typeof members === 'string' ? { members } : {}),
+          ...(typeof lines === 'string' ? { lines } : {}),
+        });
+      }
     }
   }
   // Unique fields: marked on the item's schema or on the create and update requests'.
