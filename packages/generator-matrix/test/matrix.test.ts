@@ -1,23 +1,27 @@
-// The code generators teams use, on the published bundles (issue 24): for each generator × bundle, does
-// it generate, does the output compile, and — for a Python client (openapi-generator `python`) and a Go
-// client (oapi-codegen) from the platform bundle — does the generated client walk the reference server as
-// pydomo does. Prints the matrix and fails when docs/guides/generators.md shows another one;
-// UPDATE_GENERATOR_MATRIX=1 writes the measured matrix into the page instead.
+// The code generators teams use, on the published bundles: for each generator × bundle, does it generate,
+// does the output compile, and — for a Python client (openapi-generator `python`) and a Go client
+// (oapi-codegen) from the platform bundle — does the generated client walk the reference server and the
+// platform mock as pydomo does. Prints the matrix and fails when docs/guides/generators.md shows another
+// one; UPDATE_GENERATOR_MATRIX=1 writes the measured matrix into the page instead.
 import { mkdtempSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { type ReferenceServer, startReferenceServer, unavailable } from '@platform-api/test-support';
+import { join, resolve } from 'node:path';
+import { unavailable } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCell } from './support/cells.js';
+import { type CellWalk, runCell } from './support/cells.js';
 import { BUNDLES, GENERATORS } from './support/generators.js';
-import { KNOWN_FAILURES, mustPass } from './support/known-failures.js';
+import { KNOWN_FAILURES, mustPass, type WalkStage } from './support/known-failures.js';
 import { documentedMatrix, Matrix, writeDocumentedMatrix } from './support/matrix.js';
 import { packageDir, prepareToolchains } from './support/toolchains.js';
-import { WALKS, type WalkTarget, walkFixtures, walkProblems, walkSteps } from './support/walks.js';
+import {
+  type StartedWalkServer,
+  WALK_SERVERS,
+  walkFixtures,
+  walkOf,
+  walkProblems,
+  walkSteps,
+} from './support/walks.js';
 
-const require = createRequire(import.meta.url);
-const serverCli = join(dirname(require.resolve('@platform-api/server')), 'cli.js');
 const docsPage = resolve(packageDir, '../../docs/guides/generators.md');
 
 // Prepared at collection, as the Python SDK's venv is: what is missing must be known to register its
@@ -32,34 +36,34 @@ for (const [name, toolchain] of Object.entries(tools)) {
 
 const matrix = new Matrix();
 
-let server: ReferenceServer | undefined;
-let credentials: Omit<WalkTarget, 'fixtures'> | undefined;
+const servers = new Map<WalkStage, StartedWalkServer>();
 beforeAll(async () => {
-  server = await startReferenceServer(serverCli);
-  credentials = {
-    baseUrl: server.url,
-    ...(await server.createClient('generated-clients', ['user', 'data'])),
-  };
+  // One after the other: what started is in `servers`, closed below, even when the next one fails to start.
+  for (const { stage, start } of WALK_SERVERS) servers.set(stage, await start());
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await Promise.all([...servers.values()].map((server) => server.close()));
+});
 
 describe.each(BUNDLES)('$name', (bundle) => {
   for (const generator of GENERATORS) {
     if (generator.needs.some((name) => !tools[name].available)) continue;
     it(generator.label, async () => {
       const cell = { bundle, out: mkdtempSync(join(tmpdir(), `${generator.id}-`)), tools };
-      const walk =
-        bundle.name === 'platform-portable' ? WALKS.find((w) => w.generator === generator.id) : undefined;
-      const runs = await runCell(
-        generator,
-        cell,
+      const walk = walkOf(generator.id, bundle.name);
+      // The same walk and the same judgement for every server.
+      const walks = WALK_SERVERS.map(({ stage }): [WalkStage, CellWalk | undefined] => [
+        stage,
         walk &&
           (async () => {
-            if (!credentials) throw new Error('the reference server did not start');
+            const server = servers.get(stage);
+            if (!server) throw new Error(`${stage}: the server did not start`);
             const fixtures = walkFixtures(generator.id);
-            return walkProblems(walkSteps(await walk.run(cell, { ...credentials, fixtures })), fixtures);
+            const target = { baseUrl: server.baseUrl, ...(await server.client(generator.id)), fixtures };
+            return walkProblems(walkSteps(await walk.run(cell, target)), fixtures);
           }),
-      );
+      ]);
+      const runs = await runCell(generator, cell, walks);
       const surprises: string[] = [];
       for (const { stage, status, detail, note } of runs) {
         matrix.set(generator.id, bundle.name, stage, { status, note });

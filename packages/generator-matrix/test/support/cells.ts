@@ -1,8 +1,8 @@
-// One generator on one bundle, stage after stage: generate, compile, walk. A stage the generator does not
-// have is 'none'; after a failure the later stages are not run.
+// One generator on one bundle, stage after stage: generate, compile, and a walk of each server. A stage the
+// cell does not have is 'none'; a stage whose client was not generated and compiled is not run.
 import { tail } from './commands.js';
 import type { Cell, Generator } from './generators.js';
-import type { Stage } from './known-failures.js';
+import type { Stage, WalkStage } from './known-failures.js';
 import type { Status } from './matrix.js';
 
 export interface StageRun {
@@ -29,14 +29,17 @@ function leftOut(output: string): string | undefined {
   return parts.length > 0 ? `leaves out ${parts.join('; ')} (a warning for each)` : undefined;
 }
 
+/** A walk of the cell's generated client against one server: what is wrong with what it reported. */
+export type CellWalk = () => Promise<string[]>;
+
 /**
- * Runs the cell's stages. `walk`, when the cell has one, runs the generated client against the server and
- * returns what is wrong with what it reported.
+ * Runs the cell's stages: generate, compile, then one walk per server (`walks`, each absent where the cell
+ * has no walk). The walks need the generated and compiled client, not one another.
  */
 export async function runCell(
   generator: Generator,
   cell: Cell,
-  walk: (() => Promise<string[]>) | undefined,
+  walks: [WalkStage, CellWalk | undefined][],
 ): Promise<StageRun[]> {
   const generated = await generator.generate(cell);
   const runs: StageRun[] = [
@@ -47,32 +50,26 @@ export async function runCell(
       note: leftOut(generated.output),
     },
   ];
-  const later: [Stage, (() => Promise<Omit<StageRun, 'stage'>>) | undefined][] = [
-    [
-      'compile',
-      generator.compile &&
-        (async () => {
-          const compiled = await (generator.compile as NonNullable<Generator['compile']>).run(cell);
-          return {
-            status: compiled.ok ? 'pass' : 'fail',
-            detail: `${compiled.command}\n${tail(compiled.output)}`,
-          };
-        }),
-    ],
-    [
-      'walk',
-      walk &&
-        (async () => {
-          // A walk that cannot run or report is a failed walk, not a lost cell.
-          const problems = await walk().catch((error: Error) => [error.message]);
-          return { status: problems.length === 0 ? 'pass' : 'fail', detail: problems.join('\n') };
-        }),
-    ],
-  ];
-  for (const [stage, run] of later) {
-    if (!run) runs.push({ stage, status: 'none' });
-    else if (runs.some((earlier) => earlier.status === 'fail')) runs.push({ stage, status: 'not run' });
-    else runs.push({ stage, ...(await run()) });
+  const compile = generator.compile;
+  if (!compile) runs.push({ stage: 'compile', status: 'none' });
+  else if (!generated.ok) runs.push({ stage: 'compile', status: 'not run' });
+  else {
+    const compiled = await compile.run(cell);
+    runs.push({
+      stage: 'compile',
+      status: compiled.ok ? 'pass' : 'fail',
+      detail: `${compiled.command}\n${tail(compiled.output)}`,
+    });
+  }
+  const built = runs.every((run) => run.status !== 'fail');
+  for (const [stage, walk] of walks) {
+    if (!walk) runs.push({ stage, status: 'none' });
+    else if (!built) runs.push({ stage, status: 'not run' });
+    else {
+      // A walk that cannot run or report is a failed walk, not a lost cell.
+      const problems = await walk().catch((error: Error) => [error.message]);
+      runs.push({ stage, status: problems.length === 0 ? 'pass' : 'fail', detail: problems.join('\n') });
+    }
   }
   return runs;
 }

@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { BUNDLES, type BundleName, GENERATORS } from './generators.js';
 import { KNOWN_FAILURES, type Stage } from './known-failures.js';
+import { WALK_SERVERS, walkOf } from './walks.js';
 
 export type Status = 'pass' | 'fail' | 'not run' | 'none';
 
@@ -28,23 +29,30 @@ export class Matrix {
   /** The Markdown table, its notes and the known failures' reasons. */
   render(): string {
     const symbol: Record<Status, string> = { pass: '✅', fail: '❌', 'not run': '⋯', none: '—' };
-    const stages: Stage[] = ['generate', 'compile', 'walk'];
+    // A bundle has walk columns where some generator walks from it (not the site bundle).
+    const columns = BUNDLES.flatMap(({ name: bundle }) => {
+      const walked = GENERATORS.some((generator) => walkOf(generator.id, bundle));
+      const stages: Stage[] = [
+        'generate',
+        'compile',
+        ...(walked ? WALK_SERVERS.map(({ stage }) => stage) : []),
+      ];
+      return stages.map((stage) => ({ bundle, stage }));
+    });
     const header = ['generator', 'version', 'compile check'];
-    for (const bundle of BUNDLES) header.push(...stages.map((stage) => `\`${bundle.name}\`: ${stage}`));
+    header.push(...columns.map(({ bundle, stage }) => `\`${bundle}\`: ${stage}`));
     const rows = [header, header.map(() => '---')];
     const notes: string[] = [];
     for (const generator of GENERATORS) {
       const row = [generator.label, generator.version, generator.compile?.how ?? '—'];
-      for (const bundle of BUNDLES) {
-        for (const stage of stages) {
-          const outcome = this.get(generator.id, bundle.name, stage);
-          let cell = symbol[outcome.status];
-          if (outcome.note) {
-            notes.push(`${generator.label} on \`${bundle.name}\` (${stage}): ${outcome.note}`);
-            cell += `<sup>${notes.length}</sup>`;
-          }
-          row.push(cell);
+      for (const { bundle, stage } of columns) {
+        const outcome = this.get(generator.id, bundle, stage);
+        let cell = symbol[outcome.status];
+        if (outcome.note) {
+          notes.push(`${generator.label} on \`${bundle}\` (${stage}): ${outcome.note}`);
+          cell += `<sup>${notes.length}</sup>`;
         }
+        row.push(cell);
       }
       rows.push(row);
     }

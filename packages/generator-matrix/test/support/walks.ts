@@ -1,13 +1,21 @@
-// The pydomo walk made by generated clients (issue 24): a Python client (openapi-generator `python`) and a Go
-// client (oapi-codegen) from the platform bundle, each a small program (test/walks/) that prints one
-// `GENERATED_CLIENT_WALK <json>` line with its steps.
+// The pydomo walk made by generated clients: a Python client (openapi-generator `python`) and a Go client
+// (oapi-codegen) from the platform bundle, each a small program (test/walks/) that prints one
+// `GENERATED_CLIENT_WALK <json>` line with its steps. Each walks every server of WALK_SERVERS (the reference
+// server and the platform mock) and one judgement, walkProblems, holds for all of them.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { cpSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadBundle, namedExample, namedObjectExample, SpecValidator } from '@platform-api/contract-tests';
+import { startMock } from '@platform-api/mock';
+import { startReferenceServer } from '@platform-api/test-support';
 import { type CommandResult, runCommand, tail } from './commands.js';
-import { type Cell, oapiCodegenModule } from './generators.js';
+import { type BundleName, type Cell, oapiCodegenModule } from './generators.js';
+import type { WalkStage } from './known-failures.js';
 import { packageDir } from './toolchains.js';
+
+const require = createRequire(import.meta.url);
 
 // The walk's inputs: the spec's own examples, as pydomo's walk uses them.
 const validator = new SpecValidator(loadBundle('platform'));
@@ -16,11 +24,14 @@ const schemas = loadBundle('platform-public').components?.schemas as Record<
   { properties: Record<string, unknown> }
 >;
 const userProperties = schemas.User?.properties ?? {};
+/** What a walk's token asks for, and what a reference server's client is given. */
+const scopes = ['user', 'data'];
 export function walkFixtures(generator: string): Record<string, unknown> {
   const user = namedObjectExample(validator, 'UserCreateRequest');
   return {
-    scopes: ['user', 'data'],
-    // One server serves both walks: each creates its own user, and e-mails are unique per instance.
+    scopes,
+    // The reference server's walks share an instance: each creates its own user, and e-mails are unique
+    // per instance.
     user: { ...user, email: `${generator}.${String(user.email)}` },
     userUpdate: namedObjectExample(validator, 'UserUpdateRequest'),
     group: namedObjectExample(validator, 'GroupCreateRequest'),
@@ -87,6 +98,46 @@ export function walkProblems(steps: WalkStep[], fixtures: Record<string, unknown
   return problems;
 }
 
+/** A server the walks walk, started: each walk gets a client of its own (`client`). */
+export interface StartedWalkServer {
+  baseUrl: string;
+  client(walker: string): Promise<{ clientId: string; clientSecret: string }>;
+  close(): Promise<void>;
+}
+
+/** The servers every walk walks, each its own stage of the matrix, judged alike. */
+export const WALK_SERVERS: { stage: WalkStage; start(): Promise<StartedWalkServer> }[] = [
+  {
+    stage: 'walk the reference server',
+    async start() {
+      const server = await startReferenceServer(
+        join(dirname(require.resolve('@platform-api/server')), 'cli.js'),
+      );
+      return {
+        baseUrl: server.url,
+        client: () => server.createClient('generated-clients', scopes),
+        close: () => server.close(),
+      };
+    },
+  },
+  {
+    stage: 'walk the platform mock',
+    async start() {
+      const mock = await startMock('platform', { port: 0 });
+      return {
+        baseUrl: mock.url,
+        // The mock takes any client: the first secret a client id uses is its secret, and the id its tenant
+        // (a state of its own, with the spec's examples).
+        client: async (walker) => ({
+          clientId: `${walker}-${randomUUID()}`,
+          clientSecret: randomBytes(24).toString('base64url'),
+        }),
+        close: () => mock.close(),
+      };
+    },
+  },
+];
+
 export interface WalkTarget {
   baseUrl: string;
   clientId: string;
@@ -146,6 +197,11 @@ export const WALKS: Walk[] = [
     },
   },
 ];
+
+/** The walk of a generator's client from a bundle, if it has one: the platform bundle's Python and Go clients. */
+export function walkOf(generator: string, bundle: BundleName): Walk | undefined {
+  return bundle === 'platform-portable' ? WALKS.find((walk) => walk.generator === generator) : undefined;
+}
 
 /** The steps a walk reported, or why there is no report. */
 export function walkSteps(result: CommandResult): WalkStep[] {
