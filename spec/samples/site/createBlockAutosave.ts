@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/blocks/{id}/autosaves', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 10 } },
   body: { title: 'Call to action (v2)' },
 });
 if (error) throw new Error(`createBlockAutosave failed: ${response.status} ${JSON.stringify(error)}`);

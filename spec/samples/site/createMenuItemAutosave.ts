@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/menu-items/{id}/autosaves', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 14 } },
   body: { menu_order: 2, target: '_blank' },
 });
 if (error) throw new Error(`createMenuItemAutosave failed: ${response.status} ${JSON.stringify(error)}`);

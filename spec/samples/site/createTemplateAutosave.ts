@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/templates/{id}/autosaves', {
-  params: { path: { id: 'twentytwentythree//home' } },
+  params: { path: { id: 'twentytwentyfive//home' } },
   body: { content: '<!-- wp:paragraph --><p>Work in progress.</p><!-- /wp:paragraph -->' },
 });
 if (error) throw new Error(`createTemplateAutosave failed: ${response.status} ${JSON.stringify(error)}`);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/template-parts/{id}/autosaves', {
-  params: { path: { id: 'twentytwentythree//home' } },
+  params: { path: { id: 'twentytwentythree//header' } },
   body: { content: '<!-- wp:paragraph --><p>Work in progress.</p><!-- /wp:paragraph -->' },
 });
 if (error) throw new Error(`createTemplatePartAutosave failed: ${response.status} ${JSON.stringify(error)}`);

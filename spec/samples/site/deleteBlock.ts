@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.DELETE('/wp/v2/blocks/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 10 } },
 });
 if (error) throw new Error(`deleteBlock failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -1,2 +1,2 @@
-curl -sS --fail-with-body -X DELETE "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/media/4" \
+curl -sS --fail-with-body -X DELETE "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/media/13?force=true" \
   -u "$WP_USER:$WP_APP_PASSWORD"

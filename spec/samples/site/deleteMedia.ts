@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.DELETE('/wp/v2/media/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 13 }, query: { force: true } },
 });
 if (error) throw new Error(`deleteMedia failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.DELETE('/wp/v2/pages/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 7 } },
 });
 if (error) throw new Error(`deletePage failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

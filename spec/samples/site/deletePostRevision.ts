@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.DELETE('/wp/v2/posts/{parent}/revisions/{id}', {
-  params: { path: { parent: 4, id: 5 } },
+  params: { path: { parent: 4, id: 5 }, query: { force: true } },
 });
 if (error) throw new Error(`deletePostRevision failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -1,2 +1,2 @@
-curl -sS --fail-with-body -X DELETE "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/template-parts/twentytwentythree%2F%2Fhome/revisions/5" \
+curl -sS --fail-with-body -X DELETE "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/template-parts/twentytwentythree%2F%2Fheader/revisions/35?force=true" \
   -u "$WP_USER:$WP_APP_PASSWORD"

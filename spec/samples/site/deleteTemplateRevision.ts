@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.DELETE('/wp/v2/templates/{parent}/revisions/{id}', {
-  params: { path: { parent: 'twentytwentythree//home', id: 5 } },
+  params: { path: { parent: 'twentytwentyfive//home', id: 35 }, query: { force: true } },
 });
 if (error) throw new Error(`deleteTemplateRevision failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/media/{id}/edit', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 13 } },
   body: {
     src: 'http://localhost:8080/wp-content/uploads/2026/11/spec-example.png',
     modifiers: [{ type: 'rotate', args: { angle: 90 } }],

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/blocks/{parent}/revisions/{id}', {
-  params: { path: { parent: 4, id: 5 } },
+  params: { path: { parent: 10, id: 5 } },
 });
 if (error) throw new Error(`getBlockRevision failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -1,2 +1,2 @@
-curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/menu-items/4" \
+curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/menu-items/14" \
   -u "$WP_USER:$WP_APP_PASSWORD"

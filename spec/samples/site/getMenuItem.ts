@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/menu-items/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 14 } },
 });
 if (error) throw new Error(`getMenuItem failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -1,1 +1,1 @@
-curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/pages/4"
+curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/pages/7"

@@ -1,2 +1,2 @@
-curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/pages/4/autosaves/5" \
+curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/pages/7/autosaves/6" \
   -u "$WP_USER:$WP_APP_PASSWORD"

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/pages/{parent}/autosaves/{id}', {
-  params: { path: { parent: 4, id: 5 } },
+  params: { path: { parent: 7, id: 6 } },
 });
 if (error) throw new Error(`getPageAutosave failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

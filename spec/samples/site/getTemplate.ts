@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/templates/{id}', {
-  params: { path: { id: 'twentytwentythree//home' } },
+  params: { path: { id: 'twentytwentyfive//home' } },
 });
 if (error) throw new Error(`getTemplate failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/templates/{parent}/autosaves/{id}', {
-  params: { path: { parent: 'twentytwentythree//home', id: 5 } },
+  params: { path: { parent: 'twentytwentyfive//home', id: 35 } },
 });
 if (error) throw new Error(`getTemplateAutosave failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

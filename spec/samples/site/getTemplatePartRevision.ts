@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/template-parts/{parent}/revisions/{id}', {
-  params: { path: { parent: 'twentytwentythree//home', id: 5 } },
+  params: { path: { parent: 'twentytwentythree//header', id: 35 } },
 });
 if (error) throw new Error(`getTemplatePartRevision failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

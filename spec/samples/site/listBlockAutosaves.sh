@@ -1,2 +1,2 @@
-curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/blocks/4/autosaves" \
+curl -sS --fail-with-body "${SITE_API_URL:-http://localhost:8080/wp-json}/wp/v2/blocks/10/autosaves" \
   -u "$WP_USER:$WP_APP_PASSWORD"

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/blocks/{id}/autosaves', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 10 } },
 });
 if (error) throw new Error(`listBlockAutosaves failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

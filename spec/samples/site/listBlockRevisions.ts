@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/blocks/{parent}/revisions', {
-  params: { path: { parent: 4 }, query: { per_page: 5 } },
+  params: { path: { parent: 10 }, query: { per_page: 5 } },
 });
 if (error) throw new Error(`listBlockRevisions failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

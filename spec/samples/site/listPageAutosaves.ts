@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/pages/{id}/autosaves', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 7 } },
 });
 if (error) throw new Error(`listPageAutosaves failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

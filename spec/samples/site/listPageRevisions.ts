@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/pages/{parent}/revisions', {
-  params: { path: { parent: 4 }, query: { per_page: 5 } },
+  params: { path: { parent: 7 }, query: { per_page: 5 } },
 });
 if (error) throw new Error(`listPageRevisions failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/template-parts/{id}/autosaves', {
-  params: { path: { id: 'twentytwentythree//home' } },
+  params: { path: { id: 'twentytwentythree//header' } },
 });
 if (error) throw new Error(`listTemplatePartAutosaves failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/template-parts/{parent}/revisions', {
-  params: { path: { parent: 'twentytwentythree//home' }, query: { per_page: 5 } },
+  params: { path: { parent: 'twentytwentythree//header' }, query: { per_page: 5 } },
 });
 if (error) throw new Error(`listTemplatePartRevisions failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.GET('/wp/v2/templates/{parent}/revisions', {
-  params: { path: { parent: 'twentytwentythree//home' }, query: { per_page: 5 } },
+  params: { path: { parent: 'twentytwentyfive//home' }, query: { per_page: 5 } },
 });
 if (error) throw new Error(`listTemplateRevisions failed: ${response.status} ${JSON.stringify(error)}`);
 console.log(data);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.PATCH('/wp/v2/menu-items/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 14 } },
   body: { menu_order: 2, target: '_blank' },
 });
 if (error) throw new Error(`patchMenuItem failed: ${response.status} ${JSON.stringify(error)}`);

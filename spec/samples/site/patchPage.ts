@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.PATCH('/wp/v2/pages/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 7 } },
   body: { menu_order: 3 },
 });
 if (error) throw new Error(`patchPage failed: ${response.status} ${JSON.stringify(error)}`);

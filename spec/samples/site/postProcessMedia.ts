@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/media/{id}/post-process', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 13 } },
   body: { action: 'create-image-subsizes' },
 });
 if (error) throw new Error(`postProcessMedia failed: ${response.status} ${JSON.stringify(error)}`);

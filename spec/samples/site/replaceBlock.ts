@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.PUT('/wp/v2/blocks/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 10 } },
   body: { title: 'Call to action (v2)' },
 });
 if (error) throw new Error(`replaceBlock failed: ${response.status} ${JSON.stringify(error)}`);

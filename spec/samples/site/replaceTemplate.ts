@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.PUT('/wp/v2/templates/{id}', {
-  params: { path: { id: 'twentytwentythree//home' } },
+  params: { path: { id: 'twentytwentyfive//home' } },
   body: { content: '<!-- wp:paragraph --><p>Changed.</p><!-- /wp:paragraph -->' },
 });
 if (error) throw new Error(`replaceTemplate failed: ${response.status} ${JSON.stringify(error)}`);

@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/media/{id}', {
-  params: { path: { id: 4 } },
+  params: { path: { id: 13 } },
   body: { alt_text: 'A red square', caption: 'A red square, 20 by 10 pixels', post: 4 },
 });
 if (error) throw new Error(`updateMedia failed: ${response.status} ${JSON.stringify(error)}`);

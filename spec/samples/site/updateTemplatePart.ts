@@ -7,7 +7,7 @@ const site = createSiteClient({
 });
 
 const { data, error, response } = await site.POST('/wp/v2/template-parts/{id}', {
-  params: { path: { id: 'twentytwentythree//home' } },
+  params: { path: { id: 'twentytwentythree//header' } },
   body: { content: '<!-- wp:paragraph --><p>Changed.</p><!-- /wp:paragraph -->' },
 });
 if (error) throw new Error(`updateTemplatePart failed: ${response.status} ${JSON.stringify(error)}`);

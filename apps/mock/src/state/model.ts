@@ -495,6 +495,9 @@ function describeItems(
   }
   const item = collection.itemSchema;
   if (item) {
+    // A field declared as what the item's path parameter names (`x-state: {key: true}`) wins.
+    for (const [name, list] of schemas.properties(item))
+      if (list.some((property) => schemas.state(property).key === true)) collection.idField = name;
     collection.idSchema = schemas.property(item, collection.idField);
     collection.keepsDeleted = schemas.branches(item).some((branch) => schemas.isDeletedForm(branch));
     const live = collection.keepsDeleted

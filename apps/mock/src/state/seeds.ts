@@ -19,6 +19,8 @@ export function seedsOf(model: StateModel, schemas: Schemas): Seed[] {
   const seeds: Seed[] = [];
   /** The first seeded item key of each collection (under any parent), and its parents. */
   const first = new Map<Collection, { key: string; parents: string[] }>();
+  /** The keys seeded in each collection. */
+  const seededKeys = new Map<Collection, Set<string>>();
   const roles = [...model.operations.values()];
   const byKind = (collection: Collection, kind: string) =>
     roles.find(
@@ -27,14 +29,20 @@ export function seedsOf(model: StateModel, schemas: Schemas): Seed[] {
     );
   // Parents before children: collection keys are ordered by length in the model.
   for (const collection of model.collections) {
+    /**
+     * The parents an example goes under: the parent item a field names (`channelId`), else the parent's first
+     * example — whose id the field then takes, when the example names a parent that has no example.
+     */
     const parentOf = (item: unknown): string[] | undefined => {
       if (!collection.parent) return [];
       const parent = first.get(collection.parent);
       if (!parent) return undefined;
+      const seeded = seededKeys.get(collection.parent) ?? new Set<string>();
       if (isObject(item)) {
         for (const name of collection.parentParameters) {
-          if (name !== collection.idField && item[name] !== undefined)
-            return [...parent.parents, String(item[name])];
+          if (name === collection.idField || item[name] === undefined) continue;
+          if (seeded.has(String(item[name]))) return [...parent.parents, String(item[name])];
+          item[name] = typeof item[name] === 'number' ? Number(parent.key) : parent.key;
         }
       }
       return [...parent.parents, parent.key];
@@ -61,23 +69,26 @@ export function seedsOf(model: StateModel, schemas: Schemas): Seed[] {
         : [];
     const merged = new Map<string, JsonObject>();
     const parentsOf = new Map<string, string[]>();
-    for (const item of items) {
+    for (const example of items) {
       if (
-        !isObject(item) ||
-        item[collection.idField] === undefined ||
-        isDeletedForm(schemas, collection, item)
+        !isObject(example) ||
+        example[collection.idField] === undefined ||
+        isDeletedForm(schemas, collection, example)
       )
         continue;
+      // A copy: the examples are the bundle's own objects.
+      const item = structuredClone(example);
       const parents = parentOf(item);
       if (!parents) continue;
       const key = String(item[collection.idField]);
-      merged.set(key, { ...merged.get(key), ...structuredClone(item) });
+      merged.set(key, { ...merged.get(key), ...item });
       parentsOf.set(key, parents);
     }
     for (const [key, value] of merged) {
       const parents = parentsOf.get(key) ?? [];
       seeds.push({ address: { collection: collection.key, parents }, key, value });
       if (!first.has(collection)) first.set(collection, { key, parents });
+      seededKeys.set(collection, (seededKeys.get(collection) ?? new Set()).add(key));
     }
   }
   for (const { role, operation } of roles) {

@@ -2,8 +2,10 @@
 //
 // Called by domo-sdk.test.ts, as a user would run a script of their own:
 //
-//   NODE_EXTRA_CA_CERTS=cert.pem node domo_walk.cjs --target=server|mock --host=127.0.0.1:PORT \
+//   NODE_EXTRA_CA_CERTS=cert.pem node domo_walk.cjs --host=127.0.0.1:PORT \
 //       --client-id=ID --client-secret=SECRET --fixtures=JSON
+//
+// The same walk for the reference server and the platform mock (behind a TLS front): the mock keeps state.
 //
 // The SDK builds `https://${host}` itself (there is no HTTP option) and sends with the `request` library
 // over node:https, which trusts what NODE_EXTRA_CA_CERTS adds: that is how the test's self-signed
@@ -40,7 +42,7 @@ function describeError(error) {
   return `${error?.message}${cause?.message ? `: ${cause.message}` : ''}`;
 }
 
-function serverSteps(fixtures) {
+function walkSteps(fixtures) {
   const { user, userUpdate, group, groupUpdate, dataset, datasetUpdate, csvImport } = fixtures;
   const userId = (r) => r.users_create.id;
   const groupId = (r) => r.groups_create.id;
@@ -80,24 +82,9 @@ function serverSteps(fixtures) {
   ];
 }
 
-/** What a stateless mock can answer: one page per list (it never answers an empty one). */
-function mockSteps(fixtures) {
-  const { user, group } = fixtures;
-  return [
-    ['users_create', [], (d) => d.users.create(user, false)],
-    ['users_get', ['users_create'], (d, r) => d.users.get(r.users_create.id)],
-    ['users_list', [], (d) => d.users.list(500, 0)],
-    ['groups_create', [], (d) => d.groups.create(group)],
-    ['groups_get', ['groups_create'], (d, r) => d.groups.get(r.groups_create.id)],
-    ['groups_list', [], (d) => d.groups.list(500, 0)],
-    ['datasets_list', [], (d) => d.datasets.list(50, 0)],
-  ];
-}
-
 async function main() {
   const { values } = parseArgs({
     options: {
-      target: { type: 'string' },
       host: { type: 'string' },
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
@@ -111,9 +98,8 @@ async function main() {
 
   const steps = [];
   const results = {};
-  const plan = values.target === 'mock' ? mockSteps(fixtures) : serverSteps(fixtures);
   // One call after the other: the SDK shares one token between sequential calls.
-  for (const [name, needs, call] of plan) {
+  for (const [name, needs, call] of walkSteps(fixtures)) {
     const missing = needs.filter((need) => !(need in results));
     if (missing.length > 0) {
       steps.push({ name, ok: false, error: `not run: needs ${missing.join(', ')}`, exchanges: [] });

@@ -2,8 +2,9 @@
 
 Called by pydomo.test.ts:
 
-    python pydomo_walk.py --target server|mock --host 127.0.0.1:PORT \
-        --client-id ID --client-secret SECRET --fixtures JSON
+    python pydomo_walk.py --host 127.0.0.1:PORT --client-id ID --client-secret SECRET --fixtures JSON
+
+The same walk for the reference server and the platform mock (which keeps state).
 
 `--fixtures` carries the spec's own examples (a user, its update, a group, a dataset, its CSV), so the
 walk sends nothing the spec does not show. Each step calls pydomo's public API; a failing step is
@@ -77,8 +78,8 @@ def frame_records(frame):
     return json.loads(frame.to_json(orient="records", date_format="iso"))
 
 
-def server_steps(fixtures):
-    """(name, results of earlier steps it needs, call) for the reference server: the full families."""
+def walk_steps(fixtures):
+    """(name, results of earlier steps it needs, call): users, groups, datasets, each family whole."""
     user, update, group, dataset = (
         fixtures["user"],
         fixtures["userUpdate"],
@@ -147,28 +148,12 @@ def server_steps(fixtures):
     ]
 
 
-def mock_steps(fixtures):
-    """What a stateless mock can answer. One page per list: the mock never answers `[]`, so pydomo's
-    paging helpers (users_list, groups_list, ds_list without a limit) would never stop."""
-    user, group = fixtures["user"], fixtures["group"]
-    return [
-        ("users_add", [], lambda d, s: d.users_add(user["name"], user["email"], user["role"])),
-        ("users_get", ["users_add"], lambda d, s: d.users_get(s["users_add"]["id"])),
-        ("users_list_page", [], lambda d, s: d.users.list(500, 0)),
-        ("groups_create", [], lambda d, s: d.groups_create(group["name"])),
-        ("groups_get", ["groups_create"], lambda d, s: d.groups_get(s["groups_create"]["id"])),
-        ("groups_list_page", [], lambda d, s: d.groups.list(500, 0)),
-        ("ds_list_first", [], lambda d, s: d.ds_list(df_output=False, limit=1)),
-    ]
-
-
 def failure(error):
     return {"error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()[-3000:]}
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--target", choices=["server", "mock"], required=True)
     parser.add_argument("--host", required=True, help="host:port, as pydomo's api_host")
     parser.add_argument("--client-id", required=True)
     parser.add_argument("--client-secret", required=True)
@@ -193,7 +178,7 @@ def main():
         results = {}
         record("token", {"ok": False, **failure(error)})
 
-    for name, needs, step in (server_steps if args.target == "server" else mock_steps)(fixtures):
+    for name, needs, step in walk_steps(fixtures):
         missing = [need for need in ["token", *needs] if need not in results]
         if missing:
             record(name, {"ok": False, "error": f"not run: needs {', '.join(missing)}"})

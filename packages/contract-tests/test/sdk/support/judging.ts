@@ -1,8 +1,9 @@
-// What the SDK judges (pydomo.test.ts, domo-sdk.test.ts) share: shape checks on what an SDK returned, the
-// spec's success examples (what Prism answers), and reading a service's log from another process.
-import { isObject, type JsonObject, joinPointer, type Operation } from '@platform-api/validator';
+// What the SDK judges (pydomo.test.ts, domo-sdk.test.ts) share: shape checks on what an SDK returned, and
+// reading a service's log (the server's, written by another process; the mock's, written after the
+// answer) to count what the SDK sent.
+import { isObject, type JsonObject } from '@platform-api/validator';
 import { expect, vi } from 'vitest';
-import type { SpecValidator } from '../../../src/index.js';
+import type { LoggedRequest } from './logged-server.js';
 
 export const asObject = (value: unknown): JsonObject => {
   expect(isObject(value), `expected an object, got ${JSON.stringify(value)}`).toBe(true);
@@ -39,33 +40,10 @@ export function okValue<Step extends ReportedStep>(
   return step.value;
 }
 
-/** The examples of an operation's 2xx responses (what Prism answers with). */
-export function successExamples(validator: SpecValidator, operation: Operation): unknown[] {
-  const values: unknown[] = [];
-  const responses = isObject(operation.node.responses) ? operation.node.responses : {};
-  for (const [status, raw] of Object.entries(responses)) {
-    if (!/^2/.test(status)) continue;
-    const response = validator.resolve({
-      node: raw,
-      pointer: joinPointer(operation.pointer, 'responses', status),
-    });
-    const content = isObject(response.node.content) ? response.node.content : {};
-    for (const [mediaType, media] of Object.entries(content)) {
-      if (!isObject(media)) continue;
-      if ('example' in media) values.push(media.example);
-      for (const [name, example] of Object.entries(isObject(media.examples) ? media.examples : {})) {
-        const resolved = validator.resolve({
-          node: example,
-          pointer: joinPointer(response.pointer, 'content', mediaType, 'examples', name),
-        });
-        if ('value' in resolved.node) values.push(resolved.node.value);
-      }
-    }
-  }
-  return values;
-}
-
-/** Waits (at most a minute) until a log read from another process shows at least `count` requests. */
+/**
+ * Waits (at most a minute) until a service's log shows at least `count` requests: the server logs in
+ * another process, the mock after it has answered.
+ */
 export async function logCaughtUp(logged: () => number, count: number): Promise<void> {
   await vi
     .waitFor(() => expect(logged()).toBeGreaterThanOrEqual(count), { timeout: 60_000, interval: 50 })
@@ -74,7 +52,24 @@ export async function logCaughtUp(logged: () => number, count: number): Promise<
     });
 }
 
-/** The requests in Prism's log: [line, method, path]. */
-export const prismRequests = (log: string) => [
-  ...log.matchAll(/\[HTTP SERVER\] (\w+) (\S+) .*Request received/g),
-];
+/** What a service logged of a walk: every request but the harness's readiness probe. */
+export const walkLogged = (requests: LoggedRequest[]): LoggedRequest[] =>
+  requests.filter((request) => request.url !== '/readyz');
+
+/**
+ * The service's own log shows exactly one token request, answered 200, and exactly the `sent` requests
+ * the SDK (`client`) made: the count is of every request it sent.
+ */
+export function expectOneTokenRequest(requests: LoggedRequest[], sent: number, client: string): void {
+  const logged = walkLogged(requests);
+  const tokenRequests = logged.filter(
+    (request) => new URL(request.url, 'http://x').pathname === '/oauth/token',
+  );
+  expect(
+    tokenRequests.length,
+    `${tokenRequests.length} token requests among ${logged.length} logged (${client} made ${sent}):\n` +
+      tokenRequests.map((r) => `  ${r.method} ${r.url} → ${r.status}`).join('\n'),
+  ).toBe(1);
+  expect(tokenRequests[0]?.status).toBe(200);
+  expect(logged.length).toBe(sent);
+}

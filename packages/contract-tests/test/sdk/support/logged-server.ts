@@ -8,10 +8,10 @@ import {
   startReferenceServer,
 } from '../../platform/support/reference-server.js';
 
+/** A request a service logged: what was asked and what it answered (undefined: not answered yet). */
 export interface LoggedRequest {
-  reqId: string;
   method: string;
-  /** As logged: path and query, with secret-looking query values redacted by the server. */
+  /** As logged: path and query (the server redacts secret-looking query values). */
   url: string;
   status: number | undefined;
 }
@@ -43,7 +43,6 @@ export async function startLoggedServer(
     if (!entry.reqId) return;
     if (entry.msg === 'incoming request' && entry.req) {
       requests.set(entry.reqId, {
-        reqId: entry.reqId,
         method: entry.req.method,
         url: entry.req.url,
         status: undefined,

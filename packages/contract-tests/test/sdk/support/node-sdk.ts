@@ -28,7 +28,6 @@ export interface NodeWalkRun {
 }
 
 export interface NodeWalkOptions {
-  target: 'server' | 'mock';
   /** `host:port`: the SDK's `host` (it puts `https://` in front itself). */
   host: string;
   clientId: string;
@@ -52,7 +51,6 @@ export function runNodeWalk(options: NodeWalkOptions): Promise<NodeWalkRun> {
   // `--name=value`: a client secret may start with `-`.
   const args = [
     walkScript,
-    `--target=${options.target}`,
     `--host=${options.host}`,
     `--client-id=${options.clientId}`,
     `--client-secret=${options.clientSecret}`,

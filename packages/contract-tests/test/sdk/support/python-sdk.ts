@@ -47,7 +47,6 @@ export interface WalkRun {
 }
 
 export interface WalkOptions {
-  target: 'server' | 'mock';
   /** `host:port`, as pydomo's `api_host` (it adds the scheme itself). */
   host: string;
   clientId: string;
@@ -61,7 +60,6 @@ export function runWalk(python: string, options: WalkOptions): Promise<WalkRun> 
   // take for a flag after `--client-secret`.
   const args = [
     join(here, '..', 'pydomo_walk.py'),
-    `--target=${options.target}`,
     `--host=${options.host}`,
     `--client-id=${options.clientId}`,
     `--client-secret=${options.clientSecret}`,
