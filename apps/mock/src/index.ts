@@ -217,6 +217,20 @@ function documentedFor(validator: SpecValidator, findOperation: SpecValidator['f
       const operation = findOperation(method, pathname);
       return operation ? aboutRefused(validator, operation, body, refusal) : body;
     },
+    acceptable: (method, pathname, accept) => {
+      const operation = findOperation(method, pathname);
+      if (!operation || operation.responses['406']) return true;
+      const documented = Object.values(operation.responses).flatMap((response) =>
+        Object.keys(isObject(response.content) ? response.content : {}).map((type) => type.toLowerCase()),
+      );
+      return accept.split(',').some((part) => {
+        const type = part.split(';')[0]?.trim().toLowerCase() ?? '';
+        if (type === '*/*' || type === '') return true;
+        return type.endsWith('/*')
+          ? documented.some((candidate) => candidate.startsWith(type.slice(0, -1)))
+          : documented.includes(type);
+      });
+    },
     // The documented 413's `x-state: {maxBytes: {<media type>: bytes}}`.
     bodyLimit: (method, pathname, contentType) => {
       const response = findOperation(method, pathname)?.responses['413'];

@@ -408,6 +408,12 @@ export class StateEngine {
     const unique = this.uniqueValues(collection, value);
     if (unique.some(([field, text]) => tenant.holder(address, field, text) !== undefined))
       return { answer: await call.prism('code=409') };
+    // An id made of fields (`compose`) that another item has: a fresh one instead, never an overwrite.
+    if (tenant.get(address, String(value[collection.idField])))
+      value[collection.idField] = this.values.id(
+        collection.idSchema,
+        this.examples.get(collection.key)?.[collection.idField],
+      );
     const key = String(value[collection.idField]);
     const item = tenant.put(address, key, value);
     tenant.index(address, item, unique);

@@ -70,6 +70,13 @@ export class Items {
           item[name] = structuredClone(value);
       }
     }
+    // A field declared as the slug of another (`x-state: {slugOf: title}`) and left out: WordPress's slug.
+    for (const [name, list] of readProperties) {
+      const from = this.schemas.state(list[0] as SchemaAt).slugOf;
+      if (typeof from !== 'string' || (typeof item[name] === 'string' && item[name] !== '')) continue;
+      const slug = slugOf(textOf(item[from]));
+      if (slug !== '') item[name] = slug;
+    }
     // Timestamps left out (read-only, or required and not sent) are now.
     const now = new Date();
     const required = live ? this.schemas.required(live) : new Set<string>();
@@ -88,6 +95,14 @@ export class Items {
       if (isObject(donor)) item[name] = structuredClone(donor[name]);
     }
     if (live) this.derive(item, live);
+    // An id declared as made of fields (`x-state: {compose: '{theme}//{slug}'}`), where they are all there.
+    const compose = collection.idSchema && this.schemas.state(collection.idSchema).compose;
+    if (typeof compose === 'string') {
+      const composed = compose.replace(/\{([^}]+)\}/g, (_, name: string) =>
+        typeof item[name] === 'string' || typeof item[name] === 'number' ? String(item[name]) : '\u0000',
+      );
+      if (!composed.includes('\u0000')) item[collection.idField] = composed;
+    }
     return item;
   }
 
@@ -129,7 +144,12 @@ export class Items {
    */
   private readShape(value: unknown, write: SchemaAt | undefined, read: SchemaAt | undefined): unknown {
     if (!read) return value;
-    const readType = this.schemas.type(read);
+    // The read type: the schema's, else that of its branches' when one is an object (`anyOf: [object, []]`).
+    const readType =
+      this.schemas.type(read) ??
+      (this.schemas.branches(read).some((branch) => this.schemas.type(branch) === 'object')
+        ? 'object'
+        : undefined);
     if (typeof value === 'string' && write) {
       const prefix = this.schemas.state(write).prefix;
       if (typeof prefix === 'string' && !value.startsWith(prefix)) return `${prefix}${value}`;
@@ -164,6 +184,22 @@ export class Items {
       if (isObject(nested) && this.schemas.properties(property).size > 0) this.derive(nested, property);
     }
   }
+}
+
+/** The text of a field: a string, or an object's `raw` (WordPress's `{raw, rendered}`). */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return isObject(value) && typeof value.raw === 'string' ? value.raw : '';
+}
+
+/** `Hello, World!` → `hello-world`, as WordPress's sanitize_title makes a slug. */
+function slugOf(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 function merged(current: JsonObject, change: JsonObject): JsonObject {
