@@ -36,7 +36,8 @@ ${Object.values(TARGETS)
   .map((target) => target.usage)
   .join('\n')}
 Options of both:
-  --profile stateless   the phases and checks a stateless mock (Prism) can satisfy (--phases/--checks win)
+  --profile stateless   the phases and checks a mock that keeps no state can satisfy (Prism; apps/mock
+                        --stateless); --phases/--checks win
   --phases LIST         ${PHASES.join(',')} (default: all the API has)
   --checks LIST         checks to run (default: all; --list-checks shows them)
   --exclude-checks LIST checks not to run; CHECK:OPERATION_ID leaves a check out on one operation only

@@ -54,7 +54,8 @@ export type PhaseName = (typeof PHASES)[number];
 /** Named selections of phases and checks (`--profile`), for targets that cannot be held to all of them. */
 export const PROFILES = {
   /**
-   * A mock that keeps no state and takes any credential (Prism): what it answers, held to the spec — not
+   * A mock that keeps no state and takes any credential (Prism; the repository's mocks started with
+   * `--stateless`; with memory they are held to everything): what it answers, held to the spec — not
    * what it remembers (no stateful or fuzz phase: created things are not there to read back), whom it lets
    * in (ignored_auth), what it accepts and refuses (a mock validates requests by rules of its own: add
    * `--checks` with negative_data_rejection for one that follows the spec), nor the HTTP details it answers

@@ -1,13 +1,14 @@
 // `contract-tests site`: the site bundle as the given WordPress version has it, a client with an
 // application password, requests generated only to read (the site is someone else's server), and the
-// WordPress scenarios as the stateful phase — they create, revise, trash and delete what they use.
+// WordPress scenarios as the stateful phase — they create, revise, trash and delete what they use. A mock
+// of this repository, told by its `Server` header, gets the scenarios it can be held to.
 import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
 import { ContractClient } from '../client.js';
 import type { CheckName } from '../run/checks.js';
 import { describeError } from '../run/runner.js';
 import { specForVersion } from '../versions.js';
 import { feedVersion } from './site/wordpress-rest.js';
-import { siteScenariosPhase } from './site.js';
+import { siteKindOf, siteScenariosPhase } from './site.js';
 import { stringFlag, type Target, TargetUnusable, UsageError } from './target.js';
 
 /**
@@ -48,9 +49,18 @@ export const siteTarget: Target = {
       });
     const whole = clientOf(new SpecValidator(bundle));
     // As the platform's token request does, one request first tells a site that is not there.
-    await whole.send({ method: 'GET', url: `${siteUrl}/wp-json/`, headers: {} }).catch((error: unknown) => {
-      throw new TargetUnusable(`${siteUrl} does not answer (${describeError(error)})`);
-    });
+    const root = await whole
+      .send({ method: 'GET', url: `${siteUrl}/wp-json/`, headers: {} })
+      .catch((error: unknown) => {
+        throw new TargetUnusable(`${siteUrl} does not answer (${describeError(error)})`);
+      });
+    const kind = siteKindOf(root.headers.get('server'));
+    if (kind !== 'wordpress')
+      log(
+        kind === 'mock'
+          ? "the site is this repository's mock with memory: the scenarios that need WordPress are skipped"
+          : "the site is this repository's stateless mock: each scenario step asks it for its status (Prefer: code=N)",
+      );
     // Generated requests use only what the site's version knows: an argument it lacks, it ignores, and a
     // request that breaks that argument's schema would be served. Without --wp-version, the feed tells.
     const version = wpVersion ?? (await feedVersion((request) => whole.send(request), siteUrl));
@@ -68,7 +78,7 @@ export const siteTarget: Target = {
       include: (operation: Operation) => operation.method === 'get',
       inapplicableChecks: WORDPRESS_INAPPLICABLE,
       phaseRunners: {
-        stateful: siteScenariosPhase({ url: siteUrl, user, appPassword, wpVersion: version }),
+        stateful: siteScenariosPhase({ url: siteUrl, user, appPassword, wpVersion: version, kind }),
       },
     };
   },

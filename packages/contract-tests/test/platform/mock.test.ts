@@ -1,54 +1,59 @@
-// The platform contract run against the Prism mock of the bundled platform spec: the phases a stateless
-// mock can answer (examples, coverage, transport); Prism checks that credentials are present, not valid.
+// The platform contract run against the platform mock (apps/mock) as `contract-tests platform` runs it,
+// held to the default profile: every phase but webhooks (the mock sends none; the internal operations are
+// included), every check, two tenants (so tenant_isolation runs), tokens from the mock's own token
+// operation, and a fresh random seed each run (printed: CONTRACT_TESTS_SEED reproduces it). A mock started
+// stateless is held to `--profile stateless` only (test/cli-mocks.test.ts).
+import { randomUUID } from 'node:crypto';
 import { startMock } from '@platform-api/mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ContractClient,
-  failuresOf,
-  formatSummary,
-  freePort,
-  loadBundle,
-  PROFILES,
-  runContractTests,
-  SpecValidator,
-  writeReports,
-} from '../../src/index.js';
-import { describeFailure, reportFiles, testSeed } from '../support/run.js';
+import { failuresOf, formatSummary, freePort, runContractTests, writeReports } from '../../src/index.js';
+import { describeFailure, freshSeed, reportFiles } from '../support/run.js';
+import { runOptionsOf } from '../support/targets.js';
 
-const validator = new SpecValidator(loadBundle('platform'));
-let mock: Awaited<ReturnType<typeof startMock>>;
-let client: ContractClient;
-
-beforeAll(async () => {
-  mock = await startMock('platform', { port: await freePort() });
-  client = new ContractClient({
-    validator,
-    baseUrl: mock.url,
-    credentials: {
-      bearer: 'mock-token',
-      basic: { username: 'client-id', password: 'client-secret' },
-      apiKeys: { 'x-chat-bot-token': 'a'.repeat(64) },
-    },
-  });
+/** `--client-id … --client-secret …` of a new tenant: the mock makes each client id one, with its first secret. */
+const tenant = (prefix = '') => ({
+  [`${prefix}client-id`]: `contract-${randomUUID()}`,
+  [`${prefix}client-secret`]: randomUUID(),
 });
-afterAll(() => mock?.close());
 
-describe('platform API on the Prism mock', () => {
-  it('answers the examples, coverage and transport phases as documented', async () => {
+describe('platform API on the mock', () => {
+  let mock: Awaited<ReturnType<typeof startMock>>;
+  beforeAll(async () => {
+    mock = await startMock('platform', { port: await freePort() });
+  }, 300_000);
+  afterAll(() => mock?.close());
+
+  it('passes every phase and check, with two tenants', async () => {
+    const log: string[] = [];
+    const options = await runOptionsOf(
+      'platform',
+      mock.url,
+      { ...tenant(), ...tenant('other-'), scopes: 'user data chat', 'include-internal': true },
+      (line) => log.push(line),
+    );
     const report = await runContractTests({
-      api: 'platform',
-      target: 'the Prism mock',
-      validator,
-      client,
-      seed: testSeed(),
-      // What a stateless mock can be held to (--profile stateless), and what it accepts and refuses: this
-      // one validates requests as the spec says (its front adds the rules Prism cannot read).
-      phases: PROFILES.stateless.phases,
-      checks: [...PROFILES.stateless.checks, 'negative_data_rejection', 'positive_data_acceptance'],
+      ...options,
+      target: 'the platform mock',
+      seed: freshSeed('the platform mock run'),
     });
     writeReports(report, reportFiles('platform-mock'));
     console.log(formatSummary(report));
     expect(report.fatal).toBeUndefined();
     expect(failuresOf(report).map(describeFailure)).toEqual([]);
-  }, 300_000);
+    expect(report.phases.map((phase) => phase.name)).toEqual([
+      'examples',
+      'coverage',
+      'fuzz',
+      'stateful',
+      'transport',
+    ]);
+    // The stateful checks ran (two tenants), not only the response checks.
+    for (const check of ['ensure_resource_availability', 'use_after_free', 'tenant_isolation'] as const)
+      expect(
+        report.results.some(
+          (result) => result.check === check && result.outcome === 'passed' && result.runs > 0,
+        ),
+        check,
+      ).toBe(true);
+  }, 900_000);
 });

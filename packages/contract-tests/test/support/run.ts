@@ -1,5 +1,6 @@
 // What the repository's contract runs share: where reports go, and the seed (fixed so CI is
-// reproducible; CONTRACT_TESTS_SEED=random or a number picks another — printed either way).
+// reproducible, or fresh for the runs that must pass with any; CONTRACT_TESTS_SEED=random or a number
+// picks another — printed either way).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Failure, randomSeed } from '../../src/index.js';
@@ -18,6 +19,17 @@ export function testSeed(): number {
   const wanted = process.env.CONTRACT_TESTS_SEED;
   const seed = wanted === 'random' ? randomSeed() : wanted ? Number(wanted) : DEFAULT_SEED;
   console.log(`contract runs use seed ${seed} (CONTRACT_TESTS_SEED=${seed} reproduces them)`);
+  return seed;
+}
+
+/**
+ * A fresh random seed for a run that must hold whatever the seed (the mocks), unless CONTRACT_TESTS_SEED
+ * names one; printed either way, with what it reproduces.
+ */
+export function freshSeed(run: string): number {
+  const wanted = process.env.CONTRACT_TESTS_SEED ?? '';
+  const seed = /^\d+$/.test(wanted) ? Number(wanted) : randomSeed();
+  console.log(`${run}: seed ${seed} (CONTRACT_TESTS_SEED=${seed} reproduces it)`);
   return seed;
 }
 

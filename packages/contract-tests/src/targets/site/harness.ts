@@ -1,8 +1,10 @@
 // What the site scenarios share against one target: the clients (an administrator and a subscriber),
 // calls that are counted by the run's Session and asserted (status, response checks, WordPress error
 // bodies), what the target cannot serve and why, and the cleanups of everything the scenarios create.
-// Against the Prism mock each call asks for the status it expects with `Prefer: code=N`, so the same steps
-// check that the spec documents that response and that its examples fit its schemas.
+// Against the site mock with memory the calls are sent as to WordPress and what it keeps is asserted; what
+// only WordPress has (users and roles, menus, revisions, media processing, theme files, oEmbed) is skipped.
+// Against the stateless mock each call asks for the status it expects with `Prefer: code=N`, so the same
+// steps check that the spec documents that response and that its examples fit its schemas.
 import assert from 'node:assert/strict';
 import type { Operation, SpecValidator } from '@platform-api/validator';
 import {
@@ -17,6 +19,7 @@ import { exampleRequest } from '../../examples.js';
 import type { Session } from '../../run/session.js';
 import { olderThan, wpNoRoute, wpSince } from '../../versions.js';
 import { pngImage } from './png.js';
+import type { Scenario } from './scenario.js';
 
 // Response bodies are already checked against their schemas by the validator; scenarios only read them.
 // biome-ignore lint/suspicious/noExplicitAny: see above
@@ -25,11 +28,21 @@ export type Json = Record<string, any>;
 /** An id no site has. */
 export const MISSING_ID = 987654321;
 
+/**
+ * What answers the scenarios:
+ * - `wordpress`: a real site; state persists, error codes and capabilities mean something;
+ * - `mock`: the site mock with memory (`Server: platform-api-mock (memory)`): what it is sent persists and
+ *   credentials decide the tenant, but it has no users or roles, menus, revisions, media processing,
+ *   theme files or oEmbed, and its error bodies are the spec's examples;
+ * - `stateless-mock`: the mock started with `--stateless` (Prism's examples, any credential), asked for
+ *   the status each call expects with `Prefer: code=N`.
+ */
+export type ScenarioTargetKind = 'wordpress' | 'mock' | 'stateless-mock';
+
 export interface ScenarioTarget {
-  /** `prism`, or `WordPress 7.1.4`: how summaries call it. */
+  /** `WordPress 7.1.4`, or `the site mock`: how summaries call it. */
   name: string;
-  /** A real WordPress: state persists between calls and error codes mean something. */
-  real: boolean;
+  kind: ScenarioTargetKind;
   /** The spec's server URL (`…/wp-json`). */
   baseUrl: string;
   /** An administrator's application password (Basic). */
@@ -62,9 +75,9 @@ export class SiteHarness {
   /** A suffix unique to this run, for the names of what the scenarios create. */
   readonly runId: string;
   /**
-   * What several scenarios need and none of them is about, made by the setup scenario on a real site
-   * (Prism serves any id): a published post (its link for oEmbed, its id to attach an image to) and a
-   * navigation menu for the menu items.
+   * What several scenarios need and none of them is about, made by the setup scenario (the stateless mock
+   * serves any id): a published post (its link for oEmbed, its id to attach an image to) and, on
+   * WordPress, a navigation menu for the menu items (the mock has no menus: its items name any id).
    */
   readonly fixture = { post: 1, postLink: 'http://localhost:8080/hello-world/', menu: 4 };
   /** The last request a scenario sent: the one its failure is shown with. */
@@ -76,9 +89,44 @@ export class SiteHarness {
     readonly target: ScenarioTarget,
   ) {
     this.client = this.clientFor(target.credentials.basic);
-    // Until the setup makes a subscriber (on a real site; the mock only wants credentials present).
+    // Until the setup makes a subscriber on WordPress. The stateless mock is asked for the 403; the mock
+    // with memory has no roles, and what needs a subscriber is skipped there.
     this.subscriber = this.client;
     this.runId = `${session.runId}${Math.floor(Math.random() * 1e4)}`;
+  }
+
+  /** A real WordPress. */
+  get wordpress(): boolean {
+    return this.target.kind === 'wordpress';
+  }
+
+  /** A target that keeps what it is sent (WordPress, the mock with memory): what was written can be read. */
+  get stateful(): boolean {
+    return this.target.kind !== 'stateless-mock';
+  }
+
+  /** The site mock with memory: what it keeps is read back where WordPress's answers are trusted. */
+  get mock(): boolean {
+    return this.target.kind === 'mock';
+  }
+
+  /**
+   * Whether to take a step of a scenario that only WordPress answers for real (a capability, a rendering):
+   * not on the mock with memory, where it is noted in the summary with `reason`. The stateless mock is
+   * asked for the documented status, as for every step.
+   */
+  wordPressStep(what: string, reason: string): boolean {
+    if (!this.mock) return true;
+    this.notApplicable.push(`${what}: ${reason}`);
+    return false;
+  }
+
+  /**
+   * For a scenario's `notApplicable`: skipped on the mock with memory, with why it needs WordPress (the
+   * stateless mock still answers each step with the documented status asked for).
+   */
+  needsWordPress(reason: string): () => string | undefined {
+    return () => (this.target.kind === 'mock' ? `needs WordPress: ${reason}` : undefined);
   }
 
   /** A client of the target as another user, sharing the run's throttle. */
@@ -91,7 +139,7 @@ export class SiteHarness {
     });
   }
 
-  /** Calls an operation expecting `status`; Prism is asked for that documented response. */
+  /** Calls an operation expecting `status`; the stateless mock is asked for that documented response. */
   async call(
     operationId: string,
     status: number,
@@ -99,7 +147,7 @@ export class SiteHarness {
     using: ContractClient = this.client,
   ): Promise<CallResult> {
     const headers = { ...options.headers };
-    if (!this.target.real) headers.prefer = `code=${status}`;
+    if (this.target.kind === 'stateless-mock') headers.prefer = `code=${status}`;
     const operation = this.validator.operation(operationId);
     const request = { ...options, headers };
     let result: CallResult;
@@ -129,9 +177,12 @@ export class SiteHarness {
     this.produced.set(result.operation.operationId, statuses);
   }
 
-  /** Asserts a WordPress error body (code, and the code of one argument's details). */
+  /**
+   * Asserts a WordPress error body (code, and the code of one argument's details); the mocks answer the
+   * spec's example of the status, whose code need not be this one.
+   */
   expectWpError(result: CallResult, code: string, detail?: { argument: string; code: string }): void {
-    if (!this.target.real) return;
+    if (!this.wordpress) return;
     const body = result.json as Json;
     assert.equal(body.code, code, result.text);
     assert.equal(body.data.status, result.status, result.text);
@@ -140,7 +191,7 @@ export class SiteHarness {
 
   /** Why the target cannot serve an operation (newer WordPress, plugin, no route at all), or undefined. */
   unservable(operation: Operation): string | undefined {
-    if (!this.target.real) return undefined;
+    if (!this.wordpress) return undefined;
     if (operation.node['x-plugin'] === true)
       return 'a plugin namespace (x-plugin); core WordPress has no such plugin';
     if (wpNoRoute(operation.node)) return 'x-wp-no-route; no WordPress version registers it';
@@ -174,13 +225,16 @@ export class SiteHarness {
     assert.ok(marked.length > 0, `${operationId} documents ${name}`);
     const since = marked.map(wpSince).find(Boolean);
     const version = this.target.version;
-    if (this.target.real && since && version && olderThan(version, since))
+    if (this.wordpress && since && version && olderThan(version, since))
       return `x-wp-since ${since}; WordPress ${version} lacks ${name}`;
     return undefined;
   }
 
-  notOnMock(what: string, reason: string): void {
-    if (!this.target.real) this.notApplicable.push(`${what}: ${reason}`);
+  /** Notes an assertion a mock is not held to (listed in the summary); true on WordPress, where it holds. */
+  notOnMock(what: string, reason: string): boolean {
+    if (this.wordpress) return true;
+    this.notApplicable.push(`${what}: ${reason}`);
+    return false;
   }
 
   idOf(result: CallResult): number {
@@ -192,7 +246,7 @@ export class SiteHarness {
   firstId(result: CallResult, fallback: number): number {
     const list = result.json as Json[];
     assert.ok(Array.isArray(list), `${result.operation.operationId} answered no list`);
-    if (this.target.real) assert.ok(list.length > 0, `${result.operation.operationId} returned no items`);
+    if (this.stateful) assert.ok(list.length > 0, `${result.operation.operationId} returned no items`);
     return (list[0]?.id as number | undefined) ?? fallback;
   }
 
@@ -214,11 +268,12 @@ export class SiteHarness {
   }
 
   /**
-   * Every operation under `prefix` that requires credentials refuses an anonymous caller (401) and a
+   * Every operation under `prefix` that requires credentials refuses an anonymous caller (401), or a
    * logged-in user without the rights (403). Requests are the spec's examples, so that WordPress's
    * argument validation (which runs before its permission checks) passes.
    */
   async refusesUnauthorised(
+    who: 'anonymous' | 'subscriber',
     prefix: string,
     pathFor: (operation: Operation) => Record<string, string | number>,
   ): Promise<void> {
@@ -230,6 +285,7 @@ export class SiteHarness {
         this.unservable(operation) === undefined,
     );
     assert.ok(operations.length > 0, `no operation under ${prefix} requires credentials`);
+    const status = who === 'anonymous' ? 401 : 403;
     for (const operation of operations) {
       const example = exampleRequest(this.validator, operation);
       const request: CallOptions = { ...example, path: { ...example.path, ...pathFor(operation) } };
@@ -238,15 +294,39 @@ export class SiteHarness {
         request.body = pngImage();
         request.headers = { ...request.headers, 'content-disposition': 'attachment; filename=refused.png' };
       }
-      const anonymous = await this.call(operation.operationId, 401, { ...request, authenticate: false });
-      const refused = await this.call(operation.operationId, 403, request, this.subscriber);
-      if (this.target.real) {
-        assert.equal((anonymous.json as Json).data.status, 401, anonymous.text);
-        assert.equal((refused.json as Json).data.status, 403, refused.text);
-      }
+      const refused =
+        who === 'anonymous'
+          ? await this.call(operation.operationId, status, { ...request, authenticate: false })
+          : await this.call(operation.operationId, status, request, this.subscriber);
+      if (this.wordpress) assert.equal((refused.json as Json).data.status, status, refused.text);
     }
   }
+
+  /**
+   * The two scenarios of who is refused under `prefix` (see refusesUnauthorised); a user without the rights
+   * needs WordPress's roles.
+   */
+  refusalScenarios(
+    prefix: string,
+    pathFor: (operation: Operation) => Record<string, string | number>,
+  ): Scenario[] {
+    return [
+      {
+        name: 'refuses anonymous callers (401)',
+        run: () => this.refusesUnauthorised('anonymous', prefix, pathFor),
+      },
+      {
+        name: 'refuses users without the rights (403)',
+        notApplicable: this.needsWordPress(NO_ROLES),
+        run: () => this.refusesUnauthorised('subscriber', prefix, pathFor),
+      },
+    ];
+  }
 }
+
+/** Why what needs a user without rights is skipped on the mock with memory. */
+export const NO_ROLES =
+  'a logged-in user without the rights (the mock has no roles: another user is another tenant, not a subscriber)';
 
 /** Asserts that `list` holds every one of `wanted` (in any order, among others). */
 export function assertIncludesAll(list: unknown, wanted: readonly unknown[], message: string): void {

@@ -1,8 +1,8 @@
 // The site's stateful phase: the scenarios of the site suite, in process on the run's Session — a setup
-// (a subscriber, a published post, a menu), the contract scenarios (index, oEmbed, batch, content types,
-// media, templates, coverage), the cleanup of everything they created (even after a failure), and the
-// drift check against the site's route index. Every request is counted by the Session and each scenario
-// is one site_scenario result.
+// (a published post; on WordPress a subscriber and a menu too), the contract scenarios (index, oEmbed,
+// batch, content types, media, templates, coverage), the cleanup of everything they created (even after a
+// failure), and the drift check against the site's route index. Every request is counted by the Session
+// and each scenario is one site_scenario result.
 import { SpecValidator } from '@platform-api/validator';
 import type { PhaseRunner } from '../../run/runner.js';
 import { loadBundle } from '../../spec.js';
@@ -27,14 +27,14 @@ import { createMenu, createUser, restApi } from './wordpress-rest.js';
 export type ScenarioSuite = 'contract' | 'drift';
 
 export interface SiteScenarioOptions {
-  /** Which suites to run (default both; the drift check only applies to a real site). */
+  /** Which suites to run (default both; the drift check only applies to WordPress). */
   suites?: readonly ScenarioSuite[];
 }
 
 const CONTRACT = 'site contract';
 const DRIFT = 'site drift';
 
-/** The stateful phase against one site target (a real WordPress, or the Prism mock of the site spec). */
+/** The stateful phase against one site target (a real WordPress, or a mock of the site spec). */
 export function siteScenarioPhase(target: ScenarioTarget, options: SiteScenarioOptions = {}): PhaseRunner {
   const suites = options.suites ?? ['contract', 'drift'];
   return async (session) => {
@@ -102,22 +102,31 @@ async function runContractSuite(harness: SiteHarness, counts: ScenarioCounts): P
 }
 
 /**
- * On a real site: a subscriber (its application password shows what WordPress refuses a logged-in user),
- * a published post (for oEmbed and to attach media to) and a navigation menu (menus are outside the spec).
+ * A published post (for oEmbed and to attach media to); on WordPress also a subscriber (its application
+ * password shows what WordPress refuses a logged-in user) and a navigation menu (menus are outside the
+ * spec). The mock with memory has neither users nor menus: what needs a subscriber is skipped there, and
+ * its menu items name the fixture's menu id, which it does not look up.
  */
 function setupScenario(harness: SiteHarness): Scenario {
   const { target, runId } = harness;
+  const wordpress = harness.wordpress;
   return {
-    name: 'setup: a subscriber, a published post and a menu',
-    notApplicable: () => (target.real ? undefined : 'the mock serves any id: nothing to create'),
+    name: wordpress ? 'setup: a subscriber, a published post and a menu' : 'setup: a published post',
+    notApplicable: () =>
+      target.kind === 'stateless-mock' ? 'the stateless mock serves any id: nothing to create' : undefined,
     run: async () => {
       const api = restApi(harness);
-      const subscriber = await createUser(api, 'subscriber', `contract-${runId}`);
-      harness.cleanups.push({ label: `subscriber ${subscriber.username}`, run: () => subscriber.remove() });
-      harness.subscriber = harness.clientFor({
-        username: subscriber.username,
-        password: subscriber.password,
-      });
+      if (wordpress) {
+        const subscriber = await createUser(api, 'subscriber', `contract-${runId}`);
+        harness.cleanups.push({
+          label: `subscriber ${subscriber.username}`,
+          run: () => subscriber.remove(),
+        });
+        harness.subscriber = harness.clientFor({
+          username: subscriber.username,
+          password: subscriber.password,
+        });
+      }
       const post = await harness.call('createPost', 201, {
         body: {
           title: `contract ${runId} oEmbed`,
@@ -129,6 +138,7 @@ function setupScenario(harness: SiteHarness): Scenario {
       harness.cleanup('oEmbed post', 'deletePost', { id: created.id });
       harness.fixture.post = created.id;
       harness.fixture.postLink = created.link;
+      if (!wordpress) return;
       const menu = await createMenu(api, `contract ${runId}`);
       harness.fixture.menu = menu.id;
       harness.cleanups.push({ label: `menu ${menu.id}`, run: () => menu.remove() });

@@ -1,7 +1,8 @@
 // Scenarios of block templates and template parts: the active theme's own (found by listing, whichever
 // theme the site runs), lookup by slug, create/read/update, revisions and autosaves (WordPress 6.4+; older
 // versions route `templates/{id}/revisions` to the template itself and answer 404), who is refused, and
-// deletion (a theme's own template cannot be deleted).
+// deletion (a theme's own template cannot be deleted). The mock with memory keeps what is created; the
+// theme's files (lookup, deletion refused) and revisions are WordPress's alone.
 import assert from 'node:assert/strict';
 import type { CallOptions } from '../../client.js';
 import { type Json, MISSING_ID, type SiteHarness } from './harness.js';
@@ -52,24 +53,30 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
         const items = list.json as Json[];
         // The active block theme's own templates: whichever theme the site runs, nothing is assumed.
         fromTheme = items.find((item) => item.source === 'theme') ?? items[0] ?? {};
-        if (h.target.real) {
+        if (h.wordpress) {
           assert.ok(items.length > 0, `no ${route} listed`);
           assert.equal(fromTheme.source, 'theme', `no ${route} from the theme's files`);
           assert.equal(fromTheme.id, `${fromTheme.theme}//${fromTheme.slug}`);
         }
         const anonymous = await h.call(`list${plural}`, 401, { authenticate: false });
         h.expectWpError(anonymous, 'rest_cannot_manage_templates');
-        h.notOnMock(`list${plural} per_page=101`, 'the spec has no per_page here, Prism answers the example');
-        if (h.target.real) await h.call(`list${plural}`, 200, { query: { per_page: 101 } });
+        if (
+          h.notOnMock(
+            `list${plural} per_page=101`,
+            'the spec has no per_page here: WordPress ignores it, a mock need not',
+          )
+        )
+          await h.call(`list${plural}`, 200, { query: { per_page: 101 } });
         const invalid = await h.call(`list${plural}`, 400, { query: { context: 'no-such-context' } });
         h.expectWpError(invalid, 'rest_invalid_param', { argument: 'context', code: 'rest_not_in_enum' });
       },
     },
     {
       name: 'looks up the template for a slug (400 without one)',
+      notApplicable: h.needsWordPress("the template hierarchy of the active theme's files"),
       run: async () => {
         const found = await h.call(`lookup${noun}`, 200, { query: { slug: fromTheme.slug } });
-        if (h.target.real) {
+        if (h.wordpress) {
           // The lookup follows the template hierarchy and only knows templates, for template parts too.
           const template = found.json as Json;
           assert.equal(template.type, 'wp_template');
@@ -95,7 +102,8 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
         h.cleanup(`${noun} ${id}`, `delete${noun}`, { id });
         const invalid = await h.call(`create${noun}`, 400, { body: { slug: '' } });
         h.expectWpError(invalid, 'rest_invalid_param');
-        await h.call(`get${noun}`, 200, { path: { id } });
+        const one = await h.call(`get${noun}`, 200, { path: { id } });
+        if (h.mock) assert.equal((one.json as Json).id, id);
         const missing = await h.call(`get${noun}`, 404, { path: { id: missingId() } });
         h.expectWpError(missing, 'rest_template_not_found');
         // Each update with new content stores a revision (WordPress 6.4+ serves them, below).
@@ -107,6 +115,11 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
               content: `<!-- wp:paragraph --><p>${operationId}</p><!-- /wp:paragraph -->`,
             },
           });
+          // The mock's memory is what is under test there: the change is read back.
+          if (h.mock) {
+            const read = await h.call(`get${noun}`, 200, { path: { id } });
+            assert.match(JSON.stringify((read.json as Json).title), new RegExp(operationId));
+          }
           const invalid = await h.call(operationId, 400, {
             path: { id },
             body: { status: 'no-such-status' },
@@ -122,6 +135,7 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
     },
     {
       name: 'revisions and autosaves (WordPress 6.4+; 6.1 cannot reach them)',
+      notApplicable: h.needsWordPress('revisions, which WordPress makes when a template is updated'),
       run: async () => {
         const reasons = revisionOperations.map(
           (operationId) => [operationId, h.unservable(h.validator.operation(operationId))] as const,
@@ -151,7 +165,7 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
         const list = await h.call(`list${noun}Revisions`, 200, { path: { parent: id } });
         const revisions = list.json as Json[];
         revisionIds = revisions.map((revision) => revision.wp_id);
-        if (h.target.real) {
+        if (h.wordpress) {
           assert.ok(revisions.length >= 2, `${revisions.length} revisions after three updates`);
           // A revision's `id` repeats the template's; its own id is `wp_id`.
           for (const revision of revisions) {
@@ -163,7 +177,7 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
           revisionIds = [5, 5];
         }
         const revision = await h.call(`get${noun}Revision`, 200, { path: { parent: id, id: revisionAt(0) } });
-        if (h.target.real) assert.equal((revision.json as Json).wp_id, revisionAt(0));
+        if (h.wordpress) assert.equal((revision.json as Json).wp_id, revisionAt(0));
         const missing = await h.call(`get${noun}Revision`, 404, { path: { parent: id, id: MISSING_ID } });
         h.expectWpError(missing, 'rest_post_invalid_id');
         const tooMany = await h.call(`list${noun}Revisions`, 400, {
@@ -184,13 +198,13 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
           },
         });
         const autosaves = await h.call(`list${noun}Autosaves`, 200, { path: { id } });
-        if (h.target.real) {
+        if (h.wordpress) {
           autosaveId = (created.json as Json).wp_id;
           const listed = (autosaves.json as Json[]).map((autosave) => autosave.wp_id);
           assert.ok(listed.includes(autosaveId), `autosave ${autosaveId} not among ${listed.join(', ')}`);
         }
         const autosave = await h.call(`get${noun}Autosave`, 200, { path: { parent: id, id: autosaveId } });
-        if (h.target.real) assert.equal((autosave.json as Json).title.raw, `autosave ${runId}`);
+        if (h.wordpress) assert.equal((autosave.json as Json).title.raw, `autosave ${runId}`);
         const invalid = await h.call(`create${noun}Autosave`, 400, {
           path: { id },
           body: { status: 'no-such-status' },
@@ -209,18 +223,15 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
         h.expectWpError(unknownParent, 'rest_post_invalid_parent');
       },
     },
-    {
-      name: 'refuses anonymous callers (401) and users without the rights (403)',
-      run: () =>
-        h.refusesUnauthorised(`/wp/v2/${route}`, (operation): Record<string, string | number> => {
-          if (!operation.path.includes('{parent}')) return { id };
-          const ownId = operation.path.includes('/revisions/') ? revisionIds.at(0) : autosaveId;
-          // Where they are not served, the example ids are as good as any (see refusesUnauthorised).
-          return ownId === undefined ? { parent: id } : { parent: id, id: ownId };
-        }),
-    },
+    ...h.refusalScenarios(`/wp/v2/${route}`, (operation): Record<string, string | number> => {
+      if (!operation.path.includes('{parent}')) return { id };
+      const ownId = operation.path.includes('/revisions/') ? revisionIds.at(0) : autosaveId;
+      // Where they are not served, the example ids are as good as any (see refusesUnauthorised).
+      return ownId === undefined ? { parent: id } : { parent: id, id: ownId };
+    }),
     {
       name: 'deletes a revision with force (200), not without (501); where not served, 404',
+      notApplicable: h.needsWordPress('revisions, which WordPress makes when a template is updated'),
       run: async () => {
         if (h.unservable(h.validator.operation(`delete${noun}Revision`))) {
           // Registered, but `templates/{id}` matches `<id>/revisions` first (see "revisions and autosaves").
@@ -237,7 +248,7 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
           path: { parent: id, id: revisionId },
           query: { force: true },
         });
-        if (h.target.real) {
+        if (h.wordpress) {
           assert.equal((deleted.json as Json).deleted, true);
           const gone = await h.call(`get${noun}Revision`, 404, { path: { parent: id, id: revisionId } });
           h.expectWpError(gone, 'rest_post_invalid_id');
@@ -251,6 +262,7 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
     },
     {
       name: 'refuses to delete a template that comes from the theme (400)',
+      notApplicable: h.needsWordPress("the active theme's files"),
       run: async () => {
         const refused = await h.call(`delete${noun}`, 400, { path: { id: fromTheme.id } });
         h.expectWpError(refused, 'rest_invalid_template');

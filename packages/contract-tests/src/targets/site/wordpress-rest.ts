@@ -2,7 +2,6 @@
 // scenarios need around what they check: a subscriber to be refused (403) and a menu for menu items. They
 // go through the run's Session, so they are counted with the rest of the run's requests.
 import type { Answer, SentRequest } from '../../client.js';
-import type { Session } from '../../run/session.js';
 import type { SiteHarness } from './harness.js';
 
 export type RestCall = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;

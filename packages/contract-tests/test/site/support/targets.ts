@@ -1,5 +1,5 @@
-// The real WordPress sites the site scenarios run against, as scenario targets (the Prism mock is in
-// ./prism.ts).
+// The real WordPress sites the site scenarios run against, as scenario targets (the mocks are in
+// ./mock.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import type { ScenarioTarget } from '../../../src/index.js';
 import type { WordPressSite } from './wordpress.js';
@@ -7,7 +7,7 @@ import type { WordPressSite } from './wordpress.js';
 export function wordpressTarget(site: WordPressSite): ScenarioTarget {
   return {
     name: site.name,
-    real: true,
+    kind: 'wordpress',
     baseUrl: `${site.url}/wp-json`,
     credentials: { basic: { username: site.user, password: site.password } },
     version: site.version,
