@@ -230,6 +230,7 @@ export const librarySpec = {
           name: { type: 'string', minLength: 1 },
           born: { type: 'integer' },
           createdAt: { type: 'string', format: 'date-time', readOnly: true },
+          pin: { type: 'string', writeOnly: true },
         },
       },
       AuthorCreate: {
@@ -238,6 +239,7 @@ export const librarySpec = {
         properties: {
           name: { type: 'string', minLength: 1, 'x-state': { unique: true } },
           born: { type: 'integer' },
+          pin: { type: 'string' },
         },
       },
       AuthorChange: {
