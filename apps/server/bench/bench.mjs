@@ -1,25 +1,30 @@
 // `npm run bench`: the reference server's throughput beside bare node:http (the physical limit of one Node
 // process on this machine) and the Prism mock, measured in one run, on SQLite and on PostgreSQL; then
 // event delivery, the TypeScript client's overhead, cold start and memory; then the goals of issue 10
-// beside what was measured. Ratios are what compares across machines; docs/guides/benchmarks.md says
-// what each figure measures.
+// beside what was measured. Also the platform mock with memory beside the stateless one (Prism): its
+// reads, and its RSS holding --mock-users users created through its API. Ratios are what compares across
+// machines; docs/guides/benchmarks.md says what each figure measures.
 //
 //   npm run bench -- [--duration 8] [--connections 32] [--memory-seconds 60] [--events 5000]
-//                    [--databases sqlite,postgresql] [--generator wrk|autocannon] [--only TEXT[|TEXT…]]
-//                    [--profile DIR] [--log-level silent] [--rate-limit 0] [--quick] [--help]
+//                    [--mock-users 100000] [--databases sqlite,postgresql|none]
+//                    [--generator wrk|autocannon] [--only TEXT[|TEXT…]] [--profile DIR]
+//                    [--log-level silent] [--rate-limit 0] [--quick] [--help]
 //
-// --only picks scenarios by part of their name (`--only 'healthz|GET /v1/users/{id}'`); --profile writes the
-// reference server's CPU profile into DIR (read it with top-self-time.mjs); --log-level and --rate-limit
-// turn on the server's request logging (to /dev/null) and its rate limiter (give a limit the run cannot
-// reach, e.g. 1000000000), off by default, to measure what each costs.
+// --only picks scenarios by part of their name (`--only 'healthz|GET /v1/users/{id}'`, `--only mock`); the
+// reference server is not started when it picks none of its measurements. --profile writes the CPU
+// profiles of the reference server and of the mock with memory's front into DIR (read them with
+// top-self-time.mjs); --log-level and --rate-limit turn on the server's request logging (to /dev/null) and
+// its rate limiter (give a limit the run cannot reach, e.g. 1000000000), off by default, to measure what
+// each costs.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { selfSignedCertificate } from '@platform-api/test-support';
 import {
   compareClient,
+  createMany,
   generatorName,
   pickGenerator,
   postStamped,
@@ -30,6 +35,7 @@ import {
 import {
   cpuSeconds,
   createClient,
+  peakRssKiB,
   providePostgres,
   query,
   referenceEnv,
@@ -37,7 +43,7 @@ import {
   startBare,
   startBareFastify,
   startFailingReceiver,
-  startPrism,
+  startMock,
   startReceiver,
   startReference,
   stopAll,
@@ -49,6 +55,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     'memory-seconds': { type: 'string' },
     events: { type: 'string' },
+    'mock-users': { type: 'string' },
     databases: { type: 'string', default: 'sqlite,postgresql' },
     generator: { type: 'string' },
     only: { type: 'string' },
@@ -79,9 +86,11 @@ const warmup = quick ? 1 : 2;
 const connections = positive('connections', values.connections);
 const memorySeconds = positive('memory-seconds', values['memory-seconds'] ?? (quick ? '5' : '60'));
 const eventCount = positive('events', values.events ?? (quick ? '200' : '5000'));
+const mockUsers = Math.round(positive('mock-users', values['mock-users'] ?? (quick ? '2000' : '100000')));
 const coldStarts = 5;
 const generator = pickGenerator(values.generator);
 const profileDir = values.profile && resolve(values.profile);
+const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 const progress = (text) => console.error(`▶ ${text}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -112,9 +121,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 // --- measuring -------------------------------------------------------------------------------------------------
 /**
- * A warm-up (discarded), then the measured run. With the server's `pid`, also the CPU time it spent per
- * request (µs): unlike req/s, barely moved by other jobs on a shared machine, so the figure to compare
- * layers by.
+ * A warm-up (discarded), then the measured run. With the server's `pid` (or several: the mock's front and
+ * its Prism), also the CPU time it spent per request (µs): unlike req/s, barely moved by other jobs on a
+ * shared machine, so the figure to compare layers by.
  */
 async function measure(name, target, context = '', pid = undefined, seconds = duration) {
   progress(`${context}${name}`);
@@ -390,6 +399,25 @@ function combinedRuns(runs) {
   };
 }
 
+/** The reference server's scenarios, in the order they run. */
+const DATABASE_SCENARIOS = [
+  'GET /v1/users/{id}',
+  'GET /v1/users?limit=50',
+  'POST /v1/users',
+  'PUT /v1/users/{id}',
+  'GET /v1/datasets/{id}/data (10,000 rows)',
+  'POST /oauth/token',
+];
+/** Everything a database's part can measure, by the names `--only` picks from. */
+const DATABASE_MEASUREMENTS = [
+  ...DATABASE_SCENARIOS,
+  'GET /healthz',
+  'bare Fastify',
+  'event delivery',
+  'event isolation',
+  'client',
+];
+
 /** Everything measured on one database; `databaseUrl` unset = SQLite. */
 async function benchDatabase(label, databaseUrl) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
@@ -408,10 +436,7 @@ async function benchDatabase(label, databaseUrl) {
     };
     const credentials = createClient(env);
     const basic = `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`;
-    const server = await startReference(
-      env,
-      profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-    );
+    const server = await startReference(env, profileArgs);
     // Started with the reference server, so that the two have the same history when they are compared:
     // started, then idle while bare node:http is measured (measureFrameworkShare).
     const fastify = wanted('GET /healthz') || wanted('bare Fastify') ? await startBareFastify() : undefined;
@@ -435,49 +460,37 @@ async function benchDatabase(label, databaseUrl) {
       const { userIds, datasetId, channelId } = await seed(api, label.split(' ')[0].toLowerCase());
       const json = { authorization: bearer, 'content-type': 'application/json' };
       const getUser = { url: `${server.url}/v1/users/${userIds[0]}`, headers: { authorization: bearer } };
-      const scenarios = [
-        ['GET /v1/users/{id}', getUser],
-        [
-          'GET /v1/users?limit=50',
-          { url: `${server.url}/v1/users?limit=50`, headers: { authorization: bearer } },
-        ],
-        [
-          'POST /v1/users',
-          {
-            url: `${server.url}/v1/users`,
-            method: 'POST',
-            headers: json,
-            body: `{"name":"Bench User","email":"bench-${UNIQUE}@bench.example.com","role":"Participant"}`,
-          },
-        ],
-        [
-          'PUT /v1/users/{id}',
-          {
-            url: `${server.url}/v1/users/${userIds[1]}`,
-            method: 'PUT',
-            headers: json,
-            body: '{"title":"Benchmark engineer","location":"Loopback"}',
-          },
-        ],
-        [
-          'GET /v1/datasets/{id}/data (10,000 rows)',
-          {
-            url: `${server.url}/v1/datasets/${datasetId}/data`,
-            headers: { authorization: bearer, accept: 'text/csv' },
-          },
-        ],
-        [
-          'POST /oauth/token',
-          {
-            url: `${server.url}/oauth/token`,
-            method: 'POST',
-            headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
-            body: 'grant_type=client_credentials&scope=user',
-          },
-        ],
-      ].filter(([name]) => wanted(name));
-      for (const [name, target] of scenarios) {
-        result.rows.push(await measure(name, target, `${label}: `, server.pid));
+      const targets = {
+        'GET /v1/users/{id}': getUser,
+        'GET /v1/users?limit=50': {
+          url: `${server.url}/v1/users?limit=50`,
+          headers: { authorization: bearer },
+        },
+        'POST /v1/users': {
+          url: `${server.url}/v1/users`,
+          method: 'POST',
+          headers: json,
+          body: `{"name":"Bench User","email":"bench-${UNIQUE}@bench.example.com","role":"Participant"}`,
+        },
+        'PUT /v1/users/{id}': {
+          url: `${server.url}/v1/users/${userIds[1]}`,
+          method: 'PUT',
+          headers: json,
+          body: '{"title":"Benchmark engineer","location":"Loopback"}',
+        },
+        'GET /v1/datasets/{id}/data (10,000 rows)': {
+          url: `${server.url}/v1/datasets/${datasetId}/data`,
+          headers: { authorization: bearer, accept: 'text/csv' },
+        },
+        'POST /oauth/token': {
+          url: `${server.url}/oauth/token`,
+          method: 'POST',
+          headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials&scope=user',
+        },
+      };
+      for (const name of DATABASE_SCENARIOS.filter(wanted)) {
+        result.rows.push(await measure(name, targets[name], `${label}: `, server.pid));
       }
       result.bareRuns.push(await measureBare(`${label}: `));
       result.bare = result.bareRuns.reduce((best, run) => (run.rps > best.rps ? run : best));
@@ -518,6 +531,175 @@ async function benchDatabase(label, databaseUrl) {
   }
 }
 
+// --- the platform mock (apps/mock) --------------------------------------------------------------------------------
+const PRISM_READ = 'Prism mock `GET /v1/users/{id}`';
+const PRISM_LIST = 'Prism mock `GET /v1/users?limit=50`';
+const MOCK_READ = 'mock with memory `GET /v1/users/{id}`, a stored user';
+const MOCK_LIST = 'mock with memory `GET /v1/users?limit=50`, 60 stored users';
+const MOCK_MEMORY = 'mock with memory: RSS holding the users created through its API';
+/** The list again once the memory measurement has filled the store: what a list costs as the store grows. */
+const MOCK_LIST_FILLED = `mock with memory \`GET /v1/users?limit=50\`, ${mockUsers.toLocaleString('en-US')} stored users`;
+/** Any client id takes the mock's token endpoint; its first secret sticks. */
+const MOCK_BASIC = `Basic ${Buffer.from('bench:bench-secret').toString('base64')}`;
+/** The goals of the mock with memory, measured against the stateless mock in the same run. */
+const MOCK_GOALS = {
+  read: 10,
+  readP50Ms: 2,
+  readP50Connections: 32,
+  list: 5,
+  users: 100_000,
+  rssBytes: 200e6,
+};
+
+/** A token of the mock with memory for MOCK_BASIC's client (the tenant), as an Authorization value. */
+async function mockToken(url) {
+  const { access_token: token } = await apiOf(url, MOCK_BASIC)('POST', '/oauth/token', {
+    body: 'grant_type=client_credentials',
+    type: 'application/x-www-form-urlencoded',
+  });
+  return `Bearer ${token}`;
+}
+
+/** `target` answers 2xx from `who` (the mock's `Server` header: `memory` or `stateless`), else throws. */
+async function expectAnswer(target, who) {
+  const response = await fetch(target.url, { headers: target.headers });
+  const text = await response.text();
+  const server = response.headers.get('server') ?? '';
+  if (!response.ok || !server.includes(`(${who})`))
+    throw new Error(`GET ${target.url}: ${response.status} from "${server}": ${text.slice(0, 300)}`);
+}
+
+/**
+ * The platform mock: the stateless mock (Prism's examples: the baseline "Prism"), then the mock with memory
+ * answering the same requests for what was created through its API, then the mock with memory's RSS
+ * holding --mock-users users. Each in a fresh mock; the CPU per request counts the front and its Prism.
+ */
+async function benchMock() {
+  const result = {};
+  const prism = await startMock({ stateless: true });
+  try {
+    // Prism checks that a credential is present, not what it is.
+    const headers = { authorization: 'Bearer any-token' };
+    const pids = [prism.pid, prism.prismPid];
+    const read = { url: `${prism.url}/v1/users/964382593`, headers };
+    await expectAnswer(read, 'stateless');
+    result.prismRead = await measure(PRISM_READ, read, '', pids);
+    if (wanted(PRISM_LIST) || wanted(MOCK_LIST) || wanted(MOCK_MEMORY)) {
+      const list = { url: `${prism.url}/v1/users?limit=50`, headers };
+      await expectAnswer(list, 'stateless');
+      result.prismList = await measure(PRISM_LIST, list, '', pids);
+    }
+  } finally {
+    await prism.stop();
+  }
+
+  if (wanted(MOCK_READ) || wanted(MOCK_LIST)) {
+    // The ceiling of this run's machine, for the p50 goal: what a request costs the kernel and node alone.
+    result.bare = await measureBare('mock: ');
+    const mock = await startMock({ basic: MOCK_BASIC, nodeArgs: profileArgs });
+    try {
+      if (profileDir) progress(`mock with memory: its front (pid ${mock.pid}) profiled into ${profileDir}`);
+      const pids = [mock.pid, mock.prismPid];
+      const headers = { authorization: await mockToken(mock.url) };
+      const api = apiOf(mock.url, headers.authorization);
+      progress('mock with memory: 60 users created through its API');
+      const ids = [];
+      for (let batch = 0; batch < 6; batch++) {
+        const users = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            api('POST', '/v1/users', {
+              json: {
+                name: `Mock ${batch * 10 + i}`,
+                email: `mock-${batch * 10 + i}@bench.example.com`,
+                role: 'Participant',
+              },
+            }),
+          ),
+        );
+        ids.push(...users.map((user) => user.id));
+      }
+      if (wanted(MOCK_READ)) {
+        const read = { url: `${mock.url}/v1/users/${ids[0]}`, headers };
+        await expectAnswer(read, 'memory');
+        result.read = await measure(MOCK_READ, read, '', pids);
+      }
+      if (wanted(MOCK_LIST)) {
+        const list = { url: `${mock.url}/v1/users?limit=50`, headers };
+        await expectAnswer(list, 'memory');
+        result.list = await measure(MOCK_LIST, list, '', pids);
+      }
+    } finally {
+      await mock.stop();
+    }
+  }
+
+  if (wanted(MOCK_MEMORY)) result.memory = await mockMemory();
+  return result;
+}
+
+/**
+ * The mock with memory's RSS before and after --mock-users users are created through its API (the
+ * `connections` in flight, each a fresh e-mail), and the most it had (VmHWM); the same of its Prism child.
+ * Its limit leaves room for every user and the examples, so that none is dropped (the oldest would go
+ * first): the first user created still reads after the fill, and the list reaches the last. Then, the
+ * RSS taken, `GET /v1/users?limit=50` on the filled store.
+ */
+async function mockMemory() {
+  const mock = await startMock({ maxItems: mockUsers + 10_000, basic: MOCK_BASIC, nodeArgs: profileArgs });
+  try {
+    const authorization = await mockToken(mock.url);
+    const rss = () => ({ front: rssKiB(mock.pid), prism: rssKiB(mock.prismPid) });
+    const before = rss();
+    const cpuBefore = { front: cpuSeconds(mock.pid), prism: cpuSeconds(mock.prismPid) };
+    progress(
+      `mock with memory: ${mockUsers.toLocaleString('en-US')} users created, ${connections} at a time`,
+    );
+    const fill = await createMany(
+      {
+        url: `${mock.url}/v1/users`,
+        headers: { authorization, 'content-type': 'application/json' },
+        body: `{"name":"Stored User","email":"stored-${UNIQUE}@bench.example.com","role":"Participant"}`,
+      },
+      { amount: mockUsers, connections },
+    );
+    const ended = mock.ended() ?? (existsSync(`/proc/${mock.prismPid}`) ? undefined : 'Prism exited');
+    if (ended)
+      throw new Error(`the mock with memory during the fill: ${ended}; the fill: ${JSON.stringify(fill)}`);
+    const after = rss();
+    const cpuMicros = {
+      front: ((cpuSeconds(mock.pid) - cpuBefore.front) / fill.ok) * 1e6,
+      prism: ((cpuSeconds(mock.prismPid) - cpuBefore.prism) / fill.ok) * 1e6,
+    };
+    const api = apiOf(mock.url, authorization);
+    const firstHeld =
+      fill.firstId !== undefined &&
+      (await api('GET', `/v1/users/${fill.firstId}`).then(
+        () => true,
+        () => false,
+      ));
+    const last = await api('GET', `/v1/users?offset=${Math.max(0, fill.ok - 1)}&limit=50`);
+    // Idle for longer than V8's memory reducer waits (about 8 s): what the state keeps, its garbage collected.
+    await sleep(10_000);
+    const settled = rss();
+    // The most each had, from its start to here (the list measured next would add its own garbage).
+    const peak = { front: peakRssKiB(mock.pid), prism: peakRssKiB(mock.prismPid) };
+    const list = { url: `${mock.url}/v1/users?limit=50`, headers: { authorization } };
+    await expectAnswer(list, 'memory');
+    return {
+      fill,
+      before,
+      after,
+      peak,
+      settled,
+      cpuMicros,
+      held: firstHeld && last.length > 0,
+      list: await measure(MOCK_LIST_FILLED, list, '', [mock.pid, mock.prismPid]),
+    };
+  } finally {
+    await mock.stop();
+  }
+}
+
 // --- the run ----------------------------------------------------------------------------------------------------
 const startedAt = new Date();
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}`;
@@ -527,7 +709,7 @@ const databases = [];
 const skipped = [];
 // What was measured: the commit, and whether the server's sources differ from it.
 const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? '';
-const commit = `commit ${git('rev-parse', '--short', 'HEAD') || 'unknown'}${git('status', '--porcelain', '--', 'apps/server/src', 'packages', 'spec') ? ' with uncommitted changes to the server or its packages' : ''}`;
+const commit = `commit ${git('rev-parse', '--short', 'HEAD') || 'unknown'}${git('status', '--porcelain', '--', 'apps/server/src', 'apps/mock/src', 'packages', 'spec') ? ' with uncommitted changes to the server, the mock or their packages' : ''}`;
 // How idle the CPUs were in the second before the run: a busy machine makes every figure noisier.
 const cpuTimes = () => {
   const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
@@ -537,25 +719,25 @@ const before = cpuTimes();
 await sleep(1000);
 const after = cpuTimes();
 const idleBefore = ((after.idle - before.idle) / (after.total - before.total)) * 100;
+let mock;
 let prism;
 let failed = false;
 let noisy = false;
+// `--databases none`, or an --only that picks none of a database's measurements: no reference server.
+const databaseNames =
+  values.only && !DATABASE_MEASUREMENTS.some(wanted)
+    ? []
+    : values.databases
+        .split(',')
+        .map((n) => n.trim().toLowerCase())
+        .filter((n) => n && n !== 'none');
+if (databaseNames.length === 0)
+  progress('no database measurement asked for: the reference server is not started');
 try {
-  // Prism checks that a credential is present, not what it is.
-  const prismAuth = { authorization: 'Bearer any-token' };
-  const mock = await startPrism('/v1/users/964382593', prismAuth);
-  try {
-    prism = await measure(
-      'Prism mock `GET /v1/users/{id}`',
-      { url: `${mock.url}/v1/users/964382593`, headers: prismAuth },
-      '',
-      mock.pid,
-    );
-  } finally {
-    await mock.stop();
-  }
+  mock = await benchMock();
+  prism = mock.prismRead;
 
-  for (const name of values.databases.split(',').map((n) => n.trim().toLowerCase())) {
+  for (const name of databaseNames) {
     if (name === 'sqlite') {
       databases.push(await benchDatabase('SQLite', undefined));
     } else if (name === 'postgresql' || name === 'postgres') {
@@ -581,7 +763,7 @@ try {
         await release();
       }
     } else {
-      throw new Error(`--databases: unknown database "${name}" (sqlite, postgresql)`);
+      throw new Error(`--databases: unknown database "${name}" (sqlite, postgresql, none)`);
     }
   }
 } finally {
@@ -787,6 +969,104 @@ if (databases.length > 0) {
       return `${format(v)} — ${met(v) ? 'met' : '**not met**'}`;
     });
     console.log(`| ${goal} | ${cells.join(' | ')} |`);
+  }
+}
+
+// The platform mock with memory beside the stateless one (Prism), each request against the same request
+// of the stateless mock.
+const mockRows = [
+  [mock.bare, undefined],
+  [mock.prismRead, mock.prismRead],
+  [mock.read, mock.prismRead],
+  [mock.prismList, mock.prismList],
+  [mock.list, mock.prismList],
+  [mock.memory?.list, mock.prismList],
+].filter(([r]) => r);
+const megabytes = (kib) => `${((kib * 1024) / 1e6).toFixed(1)} MB`;
+if (mock.read || mock.list || mock.memory) {
+  console.log('\n### The platform mock: with memory, beside the stateless mock (Prism)\n');
+  console.log(
+    '| scenario | req/s | ÷ stateless, same request | server CPU µs/request (a mock: front + Prism) | stateless ÷ it, by CPU | p50 ms | p99 ms | non-2xx |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [r, baseline] of mockRows) {
+    noisy ||= r.others > 0.1;
+    const bad = r.non2xx > 0 || r.errors > 0;
+    failed ||= bad;
+    const non2xx = `${integer(r.non2xx)}${r.errors > 0 ? ` (+${integer(r.errors)} socket errors)` : ''}`;
+    const [p50, p99] = r.requests > 0 ? [ms(r.p50), ms(r.p99)] : ['—', '—'];
+    console.log(
+      `| ${r.name}${disturbedBy(r.others)} | ${integer(r.rps)} | ${ratio(r.rps / baseline?.rps)} | ${r.cpuMicros.toFixed(1)} | ${ratio(baseline?.cpuMicros / r.cpuMicros)} | ${p50} | ${p99} | ${bad ? `**${non2xx}**` : non2xx} |`,
+    );
+  }
+  if (mock.bare && mock.read)
+    console.log(
+      `\nThe mock with memory's \`GET /v1/users/{id}\` ÷ bare \`node:http\` (measured just before it) = ${ratio(mock.read.rps / mock.bare.rps)} by req/s, ${ratio(mock.bare.cpuMicros / mock.read.cpuMicros)} by CPU per request.`,
+    );
+  const m = mock.memory;
+  if (m) {
+    const { fill } = m;
+    noisy ||= fill.others > 0.1;
+    const bad = fill.non2xx > 0 || fill.errors > 0 || !m.held;
+    failed ||= bad;
+    const refused = Object.entries(fill.statuses)
+      .map(([status, count]) => `${integer(count)} × ${status}`)
+      .join(', ');
+    const problems = [
+      refused && `refused: ${refused}`,
+      fill.errors > 0 && `${integer(fill.errors)} socket errors`,
+      !m.held && 'not all held: the first user no longer reads, or the list ends early',
+    ].filter(Boolean);
+    console.log(
+      `\n**Memory**${disturbedBy(fill.others)}: ${integer(fill.ok)} users created through \`POST /v1/users\` (${connections} in flight, each through Prism's validation) in ${fill.seconds.toFixed(0)} s, ${integer(fill.ok / fill.seconds)} a second; CPU a create: front ${integer(m.cpuMicros.front)} µs, Prism ${integer(m.cpuMicros.prism)} µs${problems.length > 0 ? `; **${problems.join('; ')}**` : ''}.`,
+    );
+    console.log(
+      `RSS of the mock's front (its own process, which holds the state): ${megabytes(m.before.front)} started → ${megabytes(m.after.front)} after the fill → ${megabytes(m.settled.front)} 10 s later; at most ${megabytes(m.peak.front)} (VmHWM).`,
+    );
+    console.log(
+      `RSS of its Prism child, not counted (what is stored lives in the front; Prism judges each write as if nothing were stored): ${megabytes(m.before.prism)} → ${megabytes(m.after.prism)} → ${megabytes(m.settled.prism)}; at most ${megabytes(m.peak.prism)}.`,
+    );
+  }
+  const mockGoals = [
+    [
+      `mock with memory \`GET /v1/users/{id}\` ≥ ${MOCK_GOALS.read}× the stateless mock's`,
+      mock.read && mock.read.rps / mock.prismRead.rps,
+      (v) => v >= MOCK_GOALS.read,
+      (v) => `${v.toFixed(2)}×`,
+    ],
+    [
+      `its p50 ≤ ${MOCK_GOALS.readP50Ms} ms at ${MOCK_GOALS.readP50Connections} connections`,
+      connections === MOCK_GOALS.readP50Connections ? mock.read?.p50 : undefined,
+      (v) => v <= MOCK_GOALS.readP50Ms,
+      (v) => `${ms(v)} ms`,
+    ],
+    [
+      `mock with memory \`GET /v1/users?limit=50\` ≥ ${MOCK_GOALS.list}× the stateless mock's`,
+      mock.list && mock.list.rps / mock.prismList.rps,
+      (v) => v >= MOCK_GOALS.list,
+      (v) => `${v.toFixed(2)}×`,
+    ],
+    [
+      `${integer(MOCK_GOALS.users)} users held in ≤ ${MOCK_GOALS.rssBytes / 1e6} MB RSS of the mock's front (the most it had)`,
+      mock.memory &&
+        (mock.memory.fill.ok >= MOCK_GOALS.users
+          ? mock.memory.peak.front * 1024
+          : `not measured: ${integer(mock.memory.fill.ok)} users (--mock-users)`),
+      (v) => v <= MOCK_GOALS.rssBytes,
+      (v) => megabytes(v / 1024),
+    ],
+  ];
+  console.log('\n### Goals of the mock with memory\n');
+  console.log('| goal | measured |');
+  console.log('|---|---|');
+  for (const [goal, v, met, format] of mockGoals) {
+    const cell =
+      typeof v === 'string'
+        ? v
+        : v === undefined || Number.isNaN(v)
+          ? 'not measured'
+          : `${format(v)} — ${met(v) ? 'met' : '**not met**'}`;
+    console.log(`| ${goal} | ${cell} |`);
   }
 }
 for (const reason of skipped) console.log(`\n*** SKIPPED PostgreSQL: ${reason} ***`);

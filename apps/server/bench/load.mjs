@@ -1,14 +1,15 @@
 // The load generator, always in a process of its own so that it never competes with what it measures
 // for an event loop: wrk when it is on PATH (C, one thread: the lightest client there is), else
-// autocannon in a child node process. The two other loads of the benchmark run in a child too: chat
-// messages stamped with their send time (event delivery), and the TypeScript client beside raw fetch.
+// autocannon in a child node process. The other loads of the benchmark run in a child too: chat messages
+// stamped with their send time (event delivery), the TypeScript client beside raw fetch, and the creates
+// that fill the mock's memory.
 //
 // Each run also says how much CPU something else took meanwhile (watchOthers): on a shared machine that,
 // not the code, can be what moved a figure.
 //
-// As a module: pickGenerator, generatorName, runLoad, postStamped, compareClient, watchOthers. As a
-// program it is that child:
-//   node apps/server/bench/load.mjs autocannon|stamped|client JSON   → one line of JSON on stdout
+// As a module: pickGenerator, generatorName, runLoad, postStamped, createMany, compareClient,
+// watchOthers. As a program it is that child:
+//   node apps/server/bench/load.mjs autocannon|stamped|create|client JSON   → one line of JSON on stdout
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -126,6 +127,17 @@ export function watchOthers() {
  * Resolves with { sent, ok, non2xx, errors, startedAt, seconds }.
  */
 export const postStamped = (target, options) => child('stamped', { ...target, ...options });
+
+/**
+ * POSTs `target` `amount` times, `connections` requests in flight, UNIQUE in its body replaced by a value
+ * unique to each request (fresh e-mails: filling a store through its API). Resolves with { ok, non2xx,
+ * errors, statuses (non-2xx status → count), seconds, firstId (the `id` of the first request's answer),
+ * others (watchOthers) }.
+ */
+export async function createMany(target, options) {
+  const others = watchOthers();
+  return { ...(await child('create', { ...target, ...options })), others: others() };
+}
 
 /**
  * Sequential GETs of `path` with createPlatformClient and with raw fetch, alternating, `seconds` in all.
@@ -294,6 +306,45 @@ async function stampedChild({ url, headers, body, connections, amount, rate, dur
   return { ...counts, startedAt, seconds };
 }
 
+async function createChild({ url, headers, body, connections, amount }) {
+  const { Pool } = await import('undici');
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections, pipelining: 1 });
+  const [head, tail] = body.split(UNIQUE);
+  const unique = randomBytes(4).toString('hex');
+  const counts = { ok: 0, non2xx: 0, errors: 0, statuses: {}, firstId: undefined };
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < amount) {
+        const n = next++;
+        try {
+          const response = await pool.request({
+            method: 'POST',
+            path: target.pathname + target.search,
+            headers,
+            body: `${head}${unique}-${n}${tail}`,
+          });
+          const text = await response.body.text();
+          if (response.statusCode >= 200 && response.statusCode < 300) {
+            counts.ok++;
+            if (n === 0) counts.firstId = JSON.parse(text).id;
+          } else {
+            counts.non2xx++;
+            counts.statuses[response.statusCode] = (counts.statuses[response.statusCode] ?? 0) + 1;
+          }
+        } catch {
+          counts.errors++;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return { ...counts, seconds };
+}
+
 async function clientChild({ baseUrl, clientId, clientSecret, id, seconds }) {
   const { createPlatformClient } = await import('@platform-api/client');
   const client = createPlatformClient({ baseUrl, clientId, clientSecret, scopes: ['user'] });
@@ -343,7 +394,12 @@ async function clientChild({ baseUrl, clientId, clientSecret, id, seconds }) {
 }
 
 if (process.argv[1] === self) {
-  const children = { autocannon: autocannonChild, stamped: stampedChild, client: clientChild };
+  const children = {
+    autocannon: autocannonChild,
+    stamped: stampedChild,
+    create: createChild,
+    client: clientChild,
+  };
   const [mode, options] = process.argv.slice(2);
   const result = await children[mode](JSON.parse(options));
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,7 +1,8 @@
 // Starts what the benchmark measures, each in a process of its own (never the load generator's): bare
-// node:http, the reference server on SQLite or PostgreSQL, the Prism mock. Also the HTTPS receiver of
-// event deliveries (in the calling process: it only counts) and the repository's private PostgreSQL when
-// no URL is given (scripts/postgres, shared with `npm test` so that neither stops it under the other).
+// node:http, the reference server on SQLite or PostgreSQL, the platform mock (stateless, and with
+// memory). Also the HTTPS receiver of event deliveries (in the calling process: it only counts) and the
+// repository's private PostgreSQL when no URL is given (scripts/postgres, shared with `npm test` so that
+// neither stops it under the other).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -52,6 +53,11 @@ async function startProcess(name, args, { env = process.env, ready, headers, tim
   const handle = {
     pid: child.pid,
     readyMs: 0,
+    /** Undefined while it runs; else how it ended and the end of its stderr. */
+    ended() {
+      const how = child.exitCode ?? child.signalCode;
+      return how === null ? undefined : `${name} exited (${how}):\n${stderr}`;
+    },
     async stop() {
       live.delete(handle);
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -81,8 +87,12 @@ export async function stopAll() {
   await Promise.all([...live].map((handle) => handle.stop()));
 }
 
-/** The CPU time (user + system) a process has used so far, in seconds, from /proc (USER_HZ is 100). */
+/**
+ * The CPU time (user + system) a process has used so far, in seconds, from /proc (USER_HZ is 100); of
+ * several processes together when given an array (the mock's front and its Prism).
+ */
 export function cpuSeconds(pid) {
+  if (Array.isArray(pid)) return pid.reduce((sum, one) => sum + cpuSeconds(one), 0);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -91,6 +101,11 @@ export function cpuSeconds(pid) {
 /** The VmRSS of a process in KiB, from /proc. */
 export function rssKiB(pid) {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+}
+
+/** The most RSS a process has had so far (VmHWM) in KiB, from /proc. */
+export function peakRssKiB(pid) {
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 }
 
 export async function startBare() {
@@ -106,17 +121,55 @@ export async function startBareFastify() {
   return { url, ...(await startProcess('bare Fastify', [bareFastify, String(port)], { ready: url })) };
 }
 
-/** Prism on the platform bundle (apps/mock's CLI), ready once `probePath` answers 2xx with `headers`. */
-export async function startPrism(probePath, headers) {
+/**
+ * The mock of the platform API (apps/mock's CLI: Prism in a child process behind the mock's node:http front,
+ * which is `pid`). `stateless`: Prism's examples and any credentials (`--stateless`), ready once
+ * `/v1/users/964382593` answers. Otherwise the mock with memory, holding at most `maxItems` items a tenant,
+ * ready once its token endpoint issues a token to `basic` (which makes that client's secret stick).
+ * `nodeArgs` go to the front's node (`--cpu-prof`), not to Prism's.
+ */
+export async function startMock({ stateless = false, maxItems, basic, nodeArgs = [] }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = { ...process.env, MOCK_PLATFORM_PORT: String(port) };
-  const handle = await startProcess('the Prism mock', [mockCli, 'platform'], {
+  const args = [...nodeArgs, mockCli, 'platform'];
+  if (stateless) args.push('--stateless');
+  if (maxItems !== undefined) args.push('--max-items', String(maxItems));
+  const handle = await startProcess(`the mock (${stateless ? 'stateless' : 'with memory'})`, args, {
     env,
-    ready: `${url}${probePath}`,
-    headers,
+    ...(stateless
+      ? { ready: `${url}/v1/users/964382593`, headers: { authorization: 'Bearer any-token' } }
+      : { ready: `${url}/oauth/token?grant_type=client_credentials`, headers: { authorization: basic } }),
   });
-  return { url, ...handle };
+  // Prism is the front's one child process (started before the front answers).
+  const [prismPid] = childPids(handle.pid);
+  const stopFront = handle.stop;
+  // A front that died without stopping its Prism leaves it running: stopped here then.
+  handle.stop = async () => {
+    await stopFront();
+    try {
+      if (readFileSync(`/proc/${prismPid}/cmdline`, 'utf8').includes('prism'))
+        process.kill(prismPid, 'SIGTERM');
+    } catch {
+      // gone with the front, as it should be
+    }
+  };
+  return { url, prismPid, ...handle };
+}
+
+/** The processes whose parent is `pid`, from /proc. */
+function childPids(pid) {
+  const children = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return children;
 }
 
 /**
