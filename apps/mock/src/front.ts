@@ -118,10 +118,9 @@ export interface FrontOptions {
 
 export function createFront(upstream: { host: string; port: number }, options: FrontOptions = {}): Front {
   const { mountPath, allow, errorBody } = options;
-  // A new loopback connection per request: a kept-alive one can be closed by Prism (its idle timeout) just
-  // as a request is sent on it, and the request then fails with ECONNRESET (a 502 here) for no fault of
-  // the caller's.
-  const agent = new http.Agent({ keepAlive: false });
+  // Kept-alive loopback connections to Prism (a connection per request ran out of ports under load). One
+  // Prism closes for idling just as a request goes out on it is retried on a new one (askPrism).
+  const agent = new http.Agent({ keepAlive: true });
   const server = `${MOCK_SERVER} (${options.state ? 'memory' : 'stateless'})`;
 
   /** The answer to a request, and who gave it: the front, the state or Prism. */
@@ -334,42 +333,49 @@ function askPrism(
   headers['content-length'] = String(body.length);
   if (body.length === 0 && context.request.headers['content-length'] === undefined)
     delete headers['content-length'];
-  return new Promise((resolve) => {
-    const forwarded = http.request({
-      host: upstream.host,
-      port: upstream.port,
-      method: context.method,
-      path: context.search ? `${context.pathname}?${context.search}` : context.pathname,
-      headers,
-      agent,
-    });
-    forwarded.on('error', (error) =>
-      resolve({
-        status: 502,
-        rawHeaders: ['Content-Type', 'text/plain; charset=utf-8'],
-        body: Buffer.from(`The mock's Prism process did not answer: ${error.message}\n`),
-      }),
-    );
-    forwarded.on('response', (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('error', (error) =>
+  const send = (retry: boolean): Promise<Answer> =>
+    new Promise((resolve) => {
+      const forwarded = http.request({
+        host: upstream.host,
+        port: upstream.port,
+        method: context.method,
+        path: context.search ? `${context.pathname}?${context.search}` : context.pathname,
+        headers,
+        agent,
+      });
+      forwarded.on('error', (error) => {
+        // Prism keeps no state: asking again, on a new connection, repeats nothing.
+        if (retry && forwarded.reusedSocket) {
+          resolve(send(false));
+          return;
+        }
         resolve({
           status: 502,
-          rawHeaders: [],
-          body: Buffer.from(`Prism's answer broke off: ${error.message}\n`),
-        }),
-      );
-      answer.on('end', () =>
-        resolve({
-          status: answer.statusCode ?? 502,
-          rawHeaders: rawHeadersWithout(answer.rawHeaders, ['content-length']),
-          body: Buffer.concat(chunks),
-        }),
-      );
+          rawHeaders: ['Content-Type', 'text/plain; charset=utf-8'],
+          body: Buffer.from(`The mock's Prism process did not answer: ${error.message}\n`),
+        });
+      });
+      forwarded.on('response', (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('error', (error) =>
+          resolve({
+            status: 502,
+            rawHeaders: [],
+            body: Buffer.from(`Prism's answer broke off: ${error.message}\n`),
+          }),
+        );
+        answer.on('end', () =>
+          resolve({
+            status: answer.statusCode ?? 502,
+            rawHeaders: rawHeadersWithout(answer.rawHeaders, ['content-length']),
+            body: Buffer.concat(chunks),
+          }),
+        );
+      });
+      forwarded.end(body);
     });
-    forwarded.end(body);
-  });
+  return send(true);
 }
 
 /**

@@ -120,7 +120,8 @@ export async function startMock(
     await waitUntilListening(child, `http://${PRISM_HOST}:${prismPort}`, options);
     const document = loadBundle(bundle);
     const validator = new SpecValidator(document);
-    const findOperation = cachedFinder(validator);
+    const findOperation: SpecValidator['findOperation'] = (method, path) =>
+      validator.findOperation(method, path);
     front = createFront(
       { host: PRISM_HOST, port: prismPort },
       {
@@ -180,22 +181,6 @@ function ruledRoutes(document: OpenApiDocument): RuledRoute[] {
       path: templateToRegExp(operation.path),
       operation,
     }));
-}
-
-/**
- * The validator's findOperation, remembered per method and path: it matches every template anew (≈ 0.15 ms
- * a call on the site bundle), and the front asks for each request's operation up to three times.
- */
-function cachedFinder(validator: SpecValidator): SpecValidator['findOperation'] {
-  const found = new Map<string, Operation | undefined>();
-  return (method, path) => {
-    const key = `${method.toLowerCase()} ${path}`;
-    if (found.has(key)) return found.get(key);
-    if (found.size >= 4096) found.clear();
-    const operation = validator.findOperation(method, path);
-    found.set(key, operation);
-    return operation;
-  };
 }
 
 /** Whether the operation's JSON request body schema refuses `null` (front.ts sends such a request the 400). */
@@ -391,7 +376,8 @@ function waitUntilListening(child: ChildProcess, url: string, options: StartMock
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
-      output += text;
+      // The tail only, for the error message: Prism writes lines per request for as long as it runs.
+      output = (output + text).slice(-4000);
       options.log?.write(text);
       if (text.includes('Prism is listening')) {
         clearTimeout(timer);

@@ -83,12 +83,22 @@ export class SpecValidator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly byOperationId = new Map<string, Operation>();
+  private readonly routes = new Map<string, Array<{ operation: Operation; pattern: RegExp }>>();
 
   constructor(document: OpenApiDocument) {
     this.document = document;
     this.ajv = createSpecAjv(document);
     this.operations = collectOperations(document);
     for (const operation of this.operations) this.byOperationId.set(operation.operationId, operation);
+    // Each method's path operations, literal segments before templated ones (compiled once).
+    for (const operation of this.operations) {
+      if (operation.kind !== 'path') continue;
+      const routes = this.routes.get(operation.method) ?? [];
+      routes.push({ operation, pattern: templateToRegExp(operation.path) });
+      this.routes.set(operation.method, routes);
+    }
+    for (const routes of this.routes.values())
+      routes.sort((a, b) => templatedSegments(a.operation.path) - templatedSegments(b.operation.path));
   }
 
   operation(operationId: string): Operation {
@@ -100,12 +110,8 @@ export class SpecValidator {
   /** Finds the operation a concrete request path matches (literal segments win over templated ones). */
   findOperation(method: string, path: string): Operation | undefined {
     const pathname = path.split('?')[0] ?? path;
-    const candidates = this.operations.filter(
-      (operation) => operation.kind === 'path' && operation.method === method.toLowerCase(),
-    );
-    const matches = candidates.filter((operation) => templateToRegExp(operation.path).test(pathname));
-    matches.sort((a, b) => templatedSegments(a.path) - templatedSegments(b.path));
-    return matches[0];
+    const routes = this.routes.get(method.toLowerCase()) ?? [];
+    return routes.find((route) => route.pattern.test(pathname))?.operation;
   }
 
   /** Validates a value against the schema at a JSON pointer in the document. */

@@ -363,7 +363,7 @@ export class StateEngine {
     if (role.kind !== 'list') throw new Error('not a list');
     const { collection, list } = role;
     const page = pageOf({
-      items: [...call.tenant.bucket(address).values()].filter((item) => !item.deleted),
+      items: call.tenant.bucket(address).values(),
       list,
       query: new URLSearchParams(call.request.search),
       request: call.request,
@@ -372,12 +372,9 @@ export class StateEngine {
       const { status, example } = page.pastEnd;
       return call.prism(`code=${status}${example ? `, example=${example}` : ''}`);
     }
-    const items = page.items.map((item) =>
-      collection.members
-        ? item.value
-        : this.schemas.project(item.value, list.items, this.contextOf(collection, item)),
-    );
-    const body = list.envelope === undefined ? items : { [list.envelope]: items };
+    // Each item's answer is made once per version of it, as a read's is.
+    const array = `[${page.items.map((item) => this.answerText(collection, item, list.items)).join(',')}]`;
+    const body = list.envelope === undefined ? array : `{${JSON.stringify(list.envelope)}:${array}}`;
     return jsonAnswer(200, body, page.headers);
   }
 
@@ -601,19 +598,35 @@ export class StateEngine {
     const rawHeaders = headers.flat();
     if (!schema) return { status, rawHeaders, body: Buffer.alloc(0) };
     const secret = collection.secret?.field;
-    if (created || secret === undefined || !isObject(item.value) || !(secret in item.value)) {
-      let text = created ? undefined : item.answers?.get(schema.pointer);
-      if (text === undefined) {
-        text = JSON.stringify(this.projected(collection, item, item.value, schema));
-        if (!item.deleted && !created) {
-          item.answers ??= new Map();
-          item.answers.set(schema.pointer, text);
-        }
-      }
-      return jsonAnswer(status, text, rawHeaders);
+    if (created && secret !== undefined && isObject(item.value) && secret in item.value)
+      return jsonAnswer(
+        status,
+        JSON.stringify(this.projected(collection, item, item.value, schema)),
+        rawHeaders,
+      );
+    // A create's answer is not kept: most items are created and never read.
+    return jsonAnswer(status, this.answerText(collection, item, schema, !created), rawHeaders);
+  }
+
+  /**
+   * An item answered in a schema, as JSON text: made once per version of the item (the store drops it on a
+   * change). A signing secret is never in it (the create answers it, once).
+   */
+  private answerText(collection: Collection, item: StoredItem, schema: SchemaAt, remember = true): string {
+    let text = item.answers?.get(schema.pointer);
+    if (text !== undefined) return text;
+    const secret = collection.secret?.field;
+    let value = item.value;
+    if (secret !== undefined && isObject(value) && secret in value) {
+      const { [secret]: _, ...shown } = value;
+      value = shown;
     }
-    const { [secret]: _, ...shown } = item.value;
-    return jsonAnswer(status, JSON.stringify(this.projected(collection, item, shown, schema)), rawHeaders);
+    text = JSON.stringify(this.projected(collection, item, value, schema));
+    if (remember && !item.deleted) {
+      item.answers ??= new Map();
+      item.answers.set(schema.pointer, text);
+    }
+    return text;
   }
 
   private projected(collection: Collection, item: StoredItem, value: unknown, schema: SchemaAt): unknown {

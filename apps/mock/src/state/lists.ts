@@ -16,32 +16,52 @@ export interface Page {
 }
 
 export function pageOf(options: {
-  items: StoredItem[];
+  /** The bucket's items, deleted ones included (they are left out here). */
+  items: Iterable<StoredItem>;
   list: ListShape;
   query: URLSearchParams;
   /** Where the API's paths start as the caller sees it, and the path asked (for `Link`). */
   request: { base: string; pathname: string; search: string };
 }): Page {
   const { list, query, request } = options;
-  let items = options.items;
-  for (const filter of list.filters) {
+  const filters = list.filters.flatMap((filter) => {
     const sent = query.getAll(filter.name).flatMap((value) => value.split(','));
     const wanted = sent.length > 0 ? sent : defaults(filter.defaultValue);
-    if (wanted.length === 0) continue;
-    items = items.filter((item) => isObject(item.value) && wanted.includes(String(item.value[filter.name])));
-  }
+    return wanted.length > 0 ? [{ name: filter.name, wanted }] : [];
+  });
+  const listed = (item: StoredItem) =>
+    !item.deleted &&
+    filters.every(({ name, wanted }) => isObject(item.value) && wanted.includes(String(item.value[name])));
   const orderBy = list.orderBy && (query.get(list.orderBy.name) ?? list.orderBy.defaultValue);
-  if (orderBy !== undefined) items = [...items].sort((a, b) => compare(field(a, orderBy), field(b, orderBy)));
   const direction = list.order ? (query.get(list.order.name) ?? list.order.defaultValue) : 'asc';
-  if (direction === 'desc') items = [...items].reverse();
+  const ordered = (): StoredItem[] => {
+    let items = [...options.items].filter(listed);
+    if (orderBy !== undefined) items = items.sort((a, b) => compare(field(a, orderBy), field(b, orderBy)));
+    return direction === 'desc' ? items.reverse() : items;
+  };
 
   const paging = list.paging;
-  if (!paging) return { items, headers: [] };
+  if (!paging) return { items: ordered(), headers: [] };
   const size = integer(query.get(paging.size)) ?? paging.defaultSize;
   const offset = paging.offset ? integer(query.get(paging.offset)) : undefined;
   const pageNumber = paging.page ? (integer(query.get(paging.page)) ?? 1) : 1;
   const start = offset ?? (paging.style === 'page' ? (pageNumber - 1) * size : 0);
-  const total = items.length;
+  // In creation order, one pass over the bucket makes the page (and counts, when a header needs the total).
+  const counted = Boolean(paging.totalHeader || paging.pagesHeader || paging.linkHeader || paging.pastEnd);
+  let items: StoredItem[] = [];
+  let total = 0;
+  if (orderBy === undefined && direction !== 'desc') {
+    for (const item of options.items) {
+      if (!listed(item)) continue;
+      if (total >= start && items.length < size) items.push(item);
+      total += 1;
+      if (!counted && items.length >= size) break;
+    }
+  } else {
+    const all = ordered();
+    total = all.length;
+    items = all.slice(start, start + size);
+  }
   const pages = size > 0 ? Math.ceil(total / size) : 0;
   if (paging.style === 'page' && offset === undefined && pageNumber > Math.max(1, pages) && paging.pastEnd)
     return { items: [], headers: [], pastEnd: paging.pastEnd };
@@ -59,7 +79,7 @@ export function pageOf(options: {
     if (pageNumber < pages) links.push(`${link(pageNumber + 1)}; rel="next"`);
     if (links.length > 0) headers.push(paging.linkHeader, links.join(', '));
   }
-  return { items: items.slice(start, start + size), headers };
+  return { items, headers };
 }
 
 function defaults(value: unknown): string[] {

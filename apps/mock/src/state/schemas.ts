@@ -20,17 +20,30 @@ export interface ProjectionContext {
 const OMIT = Symbol('omit');
 
 export class Schemas {
+  // A schema's walks, remembered by its pointer: answers are projections made per request, and a bundle's
+  // schemas do not change while it is served.
+  private readonly resolved = new Map<string, SchemaAt>();
+  private readonly layered = new Map<string, SchemaAt[]>();
+  private readonly named = new Map<string, Map<string, SchemaAt[]>>();
+  private readonly branched = new Map<string, SchemaAt[]>();
+  private readonly requiredNames = new Map<string, Set<string>>();
+
   constructor(readonly validator: SpecValidator) {}
 
   /** Follows `$ref`s to the schema itself. */
   resolve(node: unknown, pointer: string): SchemaAt {
     if (typeof node === 'boolean') return { node, pointer };
-    const resolved = this.validator.resolve<unknown>({ node, pointer });
-    const target = resolved.node;
-    return {
-      node: typeof target === 'boolean' ? target : isObject(target) ? target : {},
-      pointer: resolved.pointer,
-    };
+    let schema = this.resolved.get(pointer);
+    if (!schema) {
+      const resolved = this.validator.resolve<unknown>({ node, pointer });
+      const target = resolved.node;
+      schema = {
+        node: typeof target === 'boolean' ? target : isObject(target) ? target : {},
+        pointer: resolved.pointer,
+      };
+      this.resolved.set(pointer, schema);
+    }
+    return schema;
   }
 
   at(pointer: string): SchemaAt {
@@ -40,16 +53,21 @@ export class Schemas {
   /** The schema and the members of its `allOf`s, flattened: what a value of it must all satisfy. */
   layers(schema: SchemaAt): SchemaAt[] {
     if (typeof schema.node === 'boolean') return [schema];
+    const known = this.layered.get(schema.pointer);
+    if (known) return known;
     const layers: SchemaAt[] = [schema];
     const members = Array.isArray(schema.node.allOf) ? schema.node.allOf : [];
     members.forEach((member, index) => {
       layers.push(...this.layers(this.resolve(member, joinPointer(schema.pointer, 'allOf', String(index)))));
     });
+    this.layered.set(schema.pointer, layers);
     return layers;
   }
 
   /** Each property an object schema names (through `allOf`), with every schema it is given. */
-  properties(schema: SchemaAt): Map<string, SchemaAt[]> {
+  properties(schema: SchemaAt): ReadonlyMap<string, SchemaAt[]> {
+    const known = this.named.get(schema.pointer);
+    if (known) return known;
     const found = new Map<string, SchemaAt[]>();
     for (const layer of this.layers(schema)) {
       if (typeof layer.node === 'boolean' || !isObject(layer.node.properties)) continue;
@@ -59,6 +77,7 @@ export class Schemas {
         found.set(name, list);
       }
     }
+    this.named.set(schema.pointer, found);
     return found;
   }
 
@@ -77,6 +96,8 @@ export class Schemas {
 
   /** The branches of the schema's `anyOf` or `oneOf` (of any `allOf` layer), resolved. */
   branches(schema: SchemaAt): SchemaAt[] {
+    const known = this.branched.get(schema.pointer);
+    if (known) return known;
     const branches: SchemaAt[] = [];
     for (const layer of this.layers(schema)) {
       if (typeof layer.node === 'boolean') continue;
@@ -88,16 +109,20 @@ export class Schemas {
         });
       }
     }
+    this.branched.set(schema.pointer, branches);
     return branches;
   }
 
   /** Properties every value must have (through `allOf`). */
-  required(schema: SchemaAt): Set<string> {
+  required(schema: SchemaAt): ReadonlySet<string> {
+    const known = this.requiredNames.get(schema.pointer);
+    if (known) return known;
     const names = new Set<string>();
     for (const layer of this.layers(schema)) {
       if (typeof layer.node !== 'boolean' && Array.isArray(layer.node.required))
         for (const name of layer.node.required) names.add(String(name));
     }
+    this.requiredNames.set(schema.pointer, names);
     return names;
   }
 

@@ -6,6 +6,8 @@
 export interface StoredItem {
   /** The item's id as its path parameter spells it. */
   readonly key: string;
+  /** The key of its bucket (one string, shared by the bucket's items). */
+  readonly bucket: string;
   /** The item (a member's id, for a set of members). */
   value: unknown;
   /** Deleted, and kept only to answer its deleted form. */
@@ -28,8 +30,8 @@ const addressKey = (address: BucketAddress) => [address.collection, ...address.p
 
 export class Tenant {
   private readonly buckets = new Map<string, Map<string, StoredItem>>();
-  /** Every stored item, oldest first: bucket key and item key. */
-  private readonly age = new Map<string, { bucket: string; key: string }>();
+  /** Every stored item, oldest first. */
+  private readonly age = new Set<StoredItem>();
   /** The buckets under each item (`bucket\u0000key`), to delete them with it. */
   private readonly children = new Map<string, Set<string>>();
   /** Unique values of live items: `bucket\u0000field\u0000value` → the item's key. */
@@ -60,9 +62,11 @@ export class Tenant {
 
   /** Stores (or replaces) an item; the oldest items go when the tenant is over its limit. */
   put(address: BucketAddress, key: string, value: unknown): StoredItem {
-    const bucketKey = addressKey(address);
+    let bucketKey = addressKey(address);
     let bucket = this.buckets.get(bucketKey);
-    if (!bucket) {
+    // One string for all the bucket's items (a copy per item would be memory for nothing).
+    if (bucket) bucketKey = (bucket.values().next().value as StoredItem | undefined)?.bucket ?? bucketKey;
+    else {
       bucket = new Map();
       this.buckets.set(bucketKey, bucket);
       if (address.parents.length > 0) {
@@ -78,11 +82,11 @@ export class Tenant {
       existing.answers = undefined;
       return existing;
     }
-    const item: StoredItem = { key, value, deleted: false };
+    const item: StoredItem = { key, bucket: bucketKey, value, deleted: false };
     bucket.set(key, item);
-    this.age.set(`${bucketKey}\u0000${key}`, { bucket: bucketKey, key });
+    this.age.add(item);
     while (this.age.size > this.maxItems) {
-      const [, oldest] = this.age.entries().next().value as [string, { bucket: string; key: string }];
+      const oldest = this.age.values().next().value as StoredItem;
       this.drop(oldest.bucket, oldest.key);
     }
     return item;
@@ -119,9 +123,10 @@ export class Tenant {
 
   private drop(bucketKey: string, key: string): void {
     const item = this.buckets.get(bucketKey)?.get(key);
-    if (item) this.unindex(item);
+    if (!item) return;
+    this.unindex(item);
     this.buckets.get(bucketKey)?.delete(key);
-    this.age.delete(`${bucketKey}\u0000${key}`);
+    this.age.delete(item);
     const owner = `${bucketKey}\u0000${key}`;
     for (const child of this.children.get(owner) ?? []) {
       for (const childKey of [...(this.buckets.get(child)?.keys() ?? [])]) this.drop(child, childKey);
