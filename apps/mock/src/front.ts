@@ -117,7 +117,7 @@ export interface FrontOptions {
 }
 
 export function createFront(upstream: { host: string; port: number }, options: FrontOptions = {}): Front {
-  const { mountPath, allow, errorBody } = options;
+  const { mountPath, allow } = options;
   // Kept-alive loopback connections to Prism (a connection per request ran out of ports under load). One
   // Prism closes for idling just as a request goes out on it is retried on a new one (askPrism).
   const agent = new http.Agent({ keepAlive: true });
@@ -127,80 +127,30 @@ export function createFront(upstream: { host: string; port: number }, options: F
   const serve = async (request: IncomingMessage): Promise<[Answer, 'front' | 'state' | 'prism']> => {
     // The front's own marks come from the front only.
     for (const name of FRONT_HEADERS) delete request.headers[name];
-    let mounted = false;
-    if (
-      mountPath &&
-      (request.url === mountPath ||
-        request.url?.startsWith(`${mountPath}/`) ||
-        request.url?.startsWith(`${mountPath}?`))
-    ) {
-      request.url = request.url.slice(mountPath.length).replace(/^(?!\/)/, '/');
-      mounted = true;
-    }
-    // WordPress's template ids (`theme//slug`) come unencoded in its own links: a path the spec lacks, with
-    // `//` in it, is the same path with those slashes inside a parameter.
-    const [asked = '/', query] = (request.url ?? '/').split('?');
-    if (asked.lastIndexOf('//') > 0 && !options.allow?.(asked)) {
-      const encoded = asked.replace(/(?<=.)\/\//g, '%2F%2F');
-      if (options.allow?.(encoded)) request.url = query === undefined ? encoded : `${encoded}?${query}`;
-    }
-    const [pathname = '/', originalSearch = ''] = (request.url ?? '/').split('?');
+    const mounted = unmount(request, options);
     const body = await readBody(request);
-    if (options.state && pathname.startsWith(CONTROL_PREFIX)) {
-      return [control(options.state.engine, request, pathname), 'front'];
-    }
+    const [pathname = '/', originalSearch = ''] = (request.url ?? '/').split('?');
+    const early = answeredByTheFront(request, pathname, body, options);
+    if (early) return [early, 'front'];
     const methods = allow?.(pathname);
-    if (methods && !methods.includes(request.method ?? '') && options.ownMethodNotAllowed && errorBody) {
-      const message = `Method not allowed; this path supports ${methods.join(', ')}`;
-      return [jsonAnswer(405, errorBody(405, pathname, message), ['Allow', methods.join(', ')]), 'front'];
-    }
     // HEAD is asked as GET; node sends no body in the answer to a HEAD.
     const method = request.method === 'HEAD' && methods?.includes('HEAD') ? 'GET' : (request.method ?? 'GET');
     const verdict = options.query?.(method, pathname, originalSearch);
-    const search = verdict ? verdict.search : originalSearch;
-    const contentType = request.headers['content-type'] ?? '';
-    const json = /json/i.test(contentType);
-    if (
-      json &&
-      errorBody &&
-      methods &&
-      body.length > 0 &&
-      body.length <= MAX_RULED_BODY &&
-      !isJsonText(body)
-    ) {
-      return [jsonAnswer(400, errorBody(400, pathname, 'The body is not valid JSON (UTF-8).')), 'front'];
-    }
-    const limit = options.documented?.bodyLimit(method, pathname, contentType);
-    const tooLarge =
-      limit !== undefined && body.length > limit && options.documented?.answer(method, pathname, 413);
-    if (tooLarge) return [fromBundle(tooLarge, pathname), 'front'];
-    // Prism reads an empty body as none: one the operation takes as a body is given a line break instead.
-    const forwarded =
-      body.length === 0 && options.emptyIsBody?.(method, pathname, contentType)
-        ? Buffer.from('\n')
-        : json && body.length <= MAX_RULED_BODY
-          ? headerSafeNames(body)
-          : body;
-    // A documented 400 the front asks Prism for: a rule Prism cannot read is broken.
-    const refused =
-      verdict?.refused !== undefined ||
-      (json &&
-        /^\s*null\s*$/.test(body.toString('utf8')) &&
-        options.refusesNull?.(method, pathname) === true) ||
-      brokenRule(options.ruled ?? [], method, pathname, originalSearch, contentType, body);
     const context: ExchangeContext = {
       request,
       method,
       pathname,
-      search,
+      search: verdict ? verdict.search : originalSearch,
       mounted,
       refused: verdict?.refused,
     };
+    const refused = verdict?.refused !== undefined || breaksARule(context, originalSearch, body, options);
     // The real servers answer their media type whatever `Accept` says; Prism answers 406, which no operation
     // documents: it is not asked with an `Accept` that names none of the operation's media types.
     const accept = request.headers.accept;
     if (accept && options.documented && !options.documented.acceptable(method, pathname, accept))
       delete request.headers.accept;
+    const forwarded = forPrism(context, body, options);
     const exchange = (prefer?: string) =>
       askPrism(agent, upstream, context, forwarded, prefer).then((answer) =>
         fromPrism(answer, context, prefer !== undefined, options),
@@ -212,19 +162,9 @@ export function createFront(upstream: { host: string; port: number }, options: F
         : undefined;
     let answer: Answer;
     if (state && route) {
-      const host = request.headers.host ?? 'localhost';
-      answer = await state.engine.handle(
-        route,
-        {
-          method,
-          pathname,
-          search: originalSearch,
-          headers: request.headers,
-          body,
-          base: `http://${host}${mounted ? (mountPath ?? '') : ''}`,
-        },
-        exchange,
-      );
+      const base = `http://${request.headers.host ?? 'localhost'}${mounted ? (mountPath ?? '') : ''}`;
+      const asked = { method, pathname, search: originalSearch, headers: request.headers, body, base };
+      answer = await state.engine.handle(route, asked, exchange);
     } else answer = await exchange(refused ? 'code=400' : undefined);
     if (options.wordpress) answer = withWordPressHeaders(answer, context, options, state !== undefined);
     return [answer, route ? 'state' : 'prism'];
@@ -279,6 +219,84 @@ function control(engine: StateEngine, request: IncomingMessage, pathname: string
   return { status: 204, rawHeaders: [], body: Buffer.alloc(0) };
 }
 
+/**
+ * Takes the mount path (`/wp-json`) off a request under it (true when it was), and reads a path the spec
+ * lacks with `//` in it as the same path with those slashes inside a parameter: WordPress's template ids
+ * (`theme//slug`) come unencoded in its own links.
+ */
+function unmount(request: IncomingMessage, options: FrontOptions): boolean {
+  const { mountPath } = options;
+  let mounted = false;
+  if (
+    mountPath &&
+    (request.url === mountPath ||
+      request.url?.startsWith(`${mountPath}/`) ||
+      request.url?.startsWith(`${mountPath}?`))
+  ) {
+    request.url = request.url.slice(mountPath.length).replace(/^(?!\/)/, '/');
+    mounted = true;
+  }
+  const [asked = '/', query] = (request.url ?? '/').split('?');
+  if (asked.lastIndexOf('//') > 0 && !options.allow?.(asked)) {
+    const encoded = asked.replace(/(?<=.)\/\//g, '%2F%2F');
+    if (options.allow?.(encoded)) request.url = query === undefined ? encoded : `${encoded}?${query}`;
+  }
+  return mounted;
+}
+
+/**
+ * What the front answers before Prism or the state: its control paths, a method the path does not offer
+ * (with the API's error body), a JSON body that is not JSON in UTF-8, a body over the documented limit.
+ */
+function answeredByTheFront(
+  request: IncomingMessage,
+  pathname: string,
+  body: Buffer,
+  options: FrontOptions,
+): Answer | undefined {
+  const { errorBody } = options;
+  if (options.state && pathname.startsWith(CONTROL_PREFIX))
+    return control(options.state.engine, request, pathname);
+  const methods = options.allow?.(pathname);
+  if (methods && !methods.includes(request.method ?? '') && options.ownMethodNotAllowed && errorBody) {
+    const message = `Method not allowed; this path supports ${methods.join(', ')}`;
+    return jsonAnswer(405, errorBody(405, pathname, message), ['Allow', methods.join(', ')]);
+  }
+  const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
+  const contentType = request.headers['content-type'] ?? '';
+  const json = /json/i.test(contentType);
+  if (json && errorBody && methods && body.length > 0 && body.length <= MAX_RULED_BODY && !isJsonText(body))
+    return jsonAnswer(400, errorBody(400, pathname, 'The body is not valid JSON (UTF-8).'));
+  const limit = options.documented?.bodyLimit(method, pathname, contentType);
+  const tooLarge =
+    limit !== undefined && body.length > limit && options.documented?.answer(method, pathname, 413);
+  return tooLarge ? fromBundle(tooLarge, pathname) : undefined;
+}
+
+/** Whether the request breaks a rule the spec states beside its schemas (a JSON `null`, `x-required-in-one-of`). */
+function breaksARule(context: ExchangeContext, search: string, body: Buffer, options: FrontOptions): boolean {
+  const { method, pathname, request } = context;
+  const contentType = request.headers['content-type'] ?? '';
+  if (
+    /json/i.test(contentType) &&
+    /^\s*null\s*$/.test(body.toString('utf8')) &&
+    options.refusesNull?.(method, pathname)
+  )
+    return true;
+  return brokenRule(options.ruled ?? [], method, pathname, search, contentType, body);
+}
+
+/**
+ * The body as Prism is to read it: property names a header can hold (headerSafeNames), and an empty body the
+ * operation takes as a body (a CSV without rows) as a line break, since Prism reads an empty body as none.
+ */
+function forPrism(context: ExchangeContext, body: Buffer, options: FrontOptions): Buffer {
+  const contentType = context.request.headers['content-type'] ?? '';
+  if (body.length === 0 && options.emptyIsBody?.(context.method, context.pathname, contentType))
+    return Buffer.from('\n');
+  return /json/i.test(contentType) && body.length <= MAX_RULED_BODY ? headerSafeNames(body) : body;
+}
+
 /** What the front knows of a request while it is answered. */
 interface ExchangeContext {
   request: IncomingMessage;
@@ -293,7 +311,14 @@ interface ExchangeContext {
   refused: { name: string; message: string } | undefined;
 }
 
+const NO_BODY = Buffer.alloc(0);
+
 function readBody(request: IncomingMessage): Promise<Buffer> {
+  // Most requests (reads) carry none: nothing to wait for.
+  if (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined) {
+    request.resume();
+    return Promise.resolve(NO_BODY);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));

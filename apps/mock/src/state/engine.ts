@@ -107,6 +107,7 @@ export class StateEngine {
   private readonly byOperation = new Map<string, Route>();
   /** Events the writes send (an API with webhooks and a callback operation). */
   private readonly deliveries: Deliveries | undefined;
+  private readonly answerSchemas = new Map<string, SchemaAt | undefined>();
   /** Each collection's first example item: it lends example values to what a create leaves out. */
   private readonly examples = new Map<string, JsonObject>();
 
@@ -122,7 +123,7 @@ export class StateEngine {
     this.deliveries = Deliveries.of(this.model, this.schemas, options.log ?? (() => {}), options.webhookCa);
     const seeds = seedsOf(this.model, this.schemas);
     for (const seed of seeds) {
-      this.values.reserve(isObject(seed.value) ? seed.value.id : seed.value);
+      this.values.reserve(Number(seed.key));
       if (isObject(seed.value) && !this.examples.has(seed.address.collection))
         this.examples.set(seed.address.collection, seed.value);
     }
@@ -641,16 +642,22 @@ export class StateEngine {
     };
   }
 
-  /** The JSON schema of the operation's answer for a status, if it documents a JSON body. */
+  /** The JSON schema of the operation's answer for a status, if it documents a JSON body (found once). */
   private answerSchema(operation: Operation, status: number): SchemaAt | undefined {
+    const key = `${operation.operationId} ${status}`;
+    if (this.answerSchemas.has(key)) return this.answerSchemas.get(key);
     const response = operation.responses[String(status)];
     const content = isObject(response?.content) ? response.content : undefined;
     const media = content?.[JSON_TYPE];
-    if (!isObject(media) || media.schema === undefined) return undefined;
-    return this.schemas.resolve(
-      media.schema,
-      `${operation.pointer}/responses/${status}/content/application~1json/schema`,
-    );
+    const schema =
+      isObject(media) && media.schema !== undefined
+        ? this.schemas.resolve(
+            media.schema,
+            `${operation.pointer}/responses/${status}/content/application~1json/schema`,
+          )
+        : undefined;
+    this.answerSchemas.set(key, schema);
+    return schema;
   }
 
   private requestSchema(operation: Operation): SchemaAt | undefined {
