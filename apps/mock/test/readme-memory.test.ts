@@ -1,5 +1,6 @@
 // The README's "Memory" lines, run as a reader runs them against the mocks `npm start` starts (the CLI on
-// both ports; only the ports differ): the user created is listed, the post created is listed.
+// both ports; only the ports differ): the user created reads back, is listed, and reads as deleted after
+// its delete; the post created is listed.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => mocks?.stop());
 
 describe("the README's memory lines", () => {
-  it('create a user and a post, and find both listed', async () => {
+  it('create a user, read it, list it, delete it; create a post and list it', async () => {
     expect(lines).toContain('localhost:4010');
     expect(lines).toContain('localhost:4011');
     const commands = lines
@@ -35,12 +36,13 @@ describe("the README's memory lines", () => {
       shell.once('close', (code) => resolve({ code, output }));
     });
     expect(result.code, result.output).toBe(0);
-    const [created, listed, post, posts] = result.output
+    const [read, listed, deleted, post, posts] = result.output
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(created).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com' });
-    expect(listed).toContainEqual(expect.objectContaining({ id: created.id, email: 'ada@example.com' }));
+    expect(read).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com' });
+    expect(listed).toContainEqual(expect.objectContaining({ id: read.id, email: 'ada@example.com' }));
+    expect(deleted).toMatchObject({ id: read.id, deleted: true });
     expect(post).toMatchObject({ title: { raw: 'Hello' }, status: 'publish' });
     expect(posts[0]).toMatchObject({ id: post.id });
   });
