@@ -59,7 +59,7 @@ export interface Documented {
   aboutRefused(method: string, pathname: string, body: Buffer, refusal: Refusal): Buffer;
   /** The largest body the operation takes in a media type (its documented 413's `x-state: {maxBytes}`). */
   bodyLimit(method: string, pathname: string, contentType: string): number | undefined;
-  /** Whether an `Accept` names a media type the operation answers with, or it documents a 406. */
+  /** Whether an `Accept` names a media type the operation's success answers in, or it documents a 406. */
   acceptable(method: string, pathname: string, accept: string): boolean;
 }
 
@@ -445,9 +445,25 @@ function fromBundle(documented: DocumentedAnswer, pathname: string): Answer {
   return { status: documented.status, rawHeaders: ['Content-Type', documented.contentType], body };
 }
 
+/**
+ * The CORS headers Prism (`--cors`) puts on its answers, put on the front's and the state's too: the docs'
+ * Try it console calls the mocks from another origin, and a browser reads no answer without them.
+ */
+const CORS = [
+  'Access-Control-Allow-Origin',
+  '*',
+  'Access-Control-Allow-Headers',
+  '*',
+  'Access-Control-Allow-Credentials',
+  'true',
+  'Access-Control-Expose-Headers',
+  '*',
+];
+
 /** Writes an answer: its status, its headers (without hop-by-hop ones) and its length, then its body. */
 function write(response: ServerResponse, answer: Answer, server: string): void {
   const headers = rawHeadersWithout(answer.rawHeaders, ['content-length', 'server']);
+  if (headerValue(headers, 'access-control-allow-origin') === undefined) headers.push(...CORS);
   // RFC 9110 §10.2.4: what answers. Clients (the contract suite) tell a mock from the real server by it.
   headers.push('Server', server, 'Content-Length', String(answer.body.length));
   response.writeHead(answer.status, headers);

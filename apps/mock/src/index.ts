@@ -205,9 +205,12 @@ function documentedFor(validator: SpecValidator, findOperation: SpecValidator['f
     acceptable: (method, pathname, accept) => {
       const operation = findOperation(method, pathname);
       if (!operation || operation.responses['406']) return true;
-      const documented = Object.values(operation.responses).flatMap((response) =>
-        Object.keys(isObject(response.content) ? response.content : {}).map((type) => type.toLowerCase()),
-      );
+      // What a success answers in: an error's JSON is no answer to an `Accept` asking for JSON data.
+      const documented = Object.entries(operation.responses)
+        .filter(([status]) => status.startsWith('2'))
+        .flatMap(([, response]) =>
+          Object.keys(isObject(response.content) ? response.content : {}).map((type) => type.toLowerCase()),
+        );
       return accept.split(',').some((part) => {
         const type = part.split(';')[0]?.trim().toLowerCase() ?? '';
         if (type === '*/*' || type === '') return true;

@@ -31,6 +31,8 @@ describe.each(['platform', 'site'] as const)('%s mock', (api) => {
       expect(invalid.status).toBeGreaterThanOrEqual(400);
       expect(invalid.status).toBeLessThan(500);
       expect(ok.headers.get('server')).toBe(`platform-api-mock (${stateless ? 'stateless' : 'memory'})`);
+      // Answered by Prism or by the state, a browser on another origin may read it (the docs' console).
+      expect(ok.headers.get('access-control-allow-origin')).toBe('*');
     } finally {
       await mock.close();
     }

@@ -267,6 +267,9 @@ describe('the platform mock remembers', () => {
       headers: { ...auth, accept: 'text/csv' },
     });
     expect(exported.text).toBe('Friend,Age\nAda,36\nAlan,41\n');
+    // An Accept the operation answers nothing in gets what it answers, as the servers do (not Prism's 406).
+    const asJson = await platform.send('GET', data, { headers: { ...auth, accept: 'application/json' } });
+    expect([asJson.status, asJson.headers.get('content-type')]).toEqual([200, 'text/csv']);
     const datasetPath = `/v1/datasets/${dataset.id}`;
     expect((await platform.send('GET', datasetPath, { headers: auth })).json).toMatchObject({
       rows: 2,
