@@ -3,9 +3,6 @@
 // integration's secret and verified by the `standardwebhooks` library, valid against the spec's webhook,
 // carrying what the write made; the event's callback is live: what the receiver posts through it is listed in
 // the channel, and a token of another channel or none is refused. Another tenant's writes send it nothing.
-import { once } from 'node:events';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
 import { loadBundle } from '@platform-api/validator';
 import { Webhook } from 'standardwebhooks';
@@ -13,17 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatEvents } from '../src/events.js';
 import { type MockServer, startMock } from '../src/index.js';
 import { bearer, Conforming } from './support/exchange.js';
-
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-}
+import { type Received, type Receiver, startReceiver } from './support/receiver.js';
 
 const events = new ChatEvents();
 let cert: SelfSignedCertificate;
-let receiver: https.Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Received[] = [];
+let received: Received[] = [];
 let mock: MockServer;
 const platform = new Conforming(loadBundle('platform'), () => mock.url);
 
@@ -36,27 +29,15 @@ async function deliveries(count: number): Promise<Received[]> {
 
 beforeAll(async () => {
   cert = selfSignedCertificate();
-  receiver = https.createServer({ key: cert.key, cert: cert.cert }, (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({
-        headers: request.headers as Record<string, string>,
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      response.writeHead(204).end();
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
-  receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/chat-events`;
+  receiver = await startReceiver(cert);
+  receiverUrl = receiver.url;
+  received = receiver.received;
   mock = await startMock('platform', { port: 0, webhookCa: cert.cert });
 });
 
 afterAll(async () => {
   await mock?.close();
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   cert?.remove();
 });
 

@@ -1,11 +1,11 @@
 // The README's "Memory" lines, run as a reader runs them against the mocks `npm start` starts (the CLI on
 // both ports; only the ports differ): the user created reads back, is listed, and reads as deleted after
 // its delete; the post created is listed.
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, readmeBlock, type StartedProcess, startProcess } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runShell } from './support/shell.js';
 
 const mockDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lines = readmeBlock(join(mockDir, 'README.md'), '## Memory', 'sh');
@@ -28,13 +28,7 @@ describe("the README's memory lines", () => {
     const commands = lines
       .replaceAll('localhost:4010', `127.0.0.1:${ports.platform}`)
       .replaceAll('localhost:4011', `127.0.0.1:${ports.site}`);
-    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const shell = spawn('bash', ['-e', '-c', commands], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      shell.stdout.on('data', (chunk: Buffer) => (output += chunk));
-      shell.stderr.on('data', (chunk: Buffer) => (output += chunk));
-      shell.once('close', (code) => resolve({ code, output }));
-    });
+    const result = await runShell(commands);
     expect(result.code, result.output).toBe(0);
     const [read, listed, deleted, post, posts] = result.output
       .trim()

@@ -2,13 +2,13 @@
 // `standardwebhooks` resolves, `trigger all --expect-post-back` delivers every event type, each verified,
 // acknowledged and answered through its callback. Only where the receiver listens changes (a free port,
 // not 8443), and the README's `sleep 1` becomes a wait until that port answers (a busy machine needs more).
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, readmeBlock, startTimeoutMs } from '@platform-api/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChatEvents } from '../src/events.js';
+import { runShell } from './support/shell.js';
 
 const mockDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const readme = join(mockDir, 'README.md');
@@ -34,13 +34,7 @@ describe("the README's receiver", () => {
       .replace(/^sleep 1.*$/m, waitUntilListening)
       .replaceAll('node dist/cli.js', `node '${join(mockDir, 'dist', 'cli.js')}'`)
       .replaceAll('8443', String(port));
-    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const shell = spawn('bash', ['-e', '-c', commands], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      shell.stdout.on('data', (chunk: Buffer) => (output += chunk));
-      shell.stderr.on('data', (chunk: Buffer) => (output += chunk));
-      shell.once('close', (code) => resolve({ code, output }));
-    });
+    const result = await runShell(commands);
     expect(result.code, result.output).toBe(0);
     for (const type of new ChatEvents().types) {
       expect(result.output).toContain(`[${type}] post-back accepted (201)`);

@@ -4,9 +4,6 @@
 // post-backs get spec-valid ApiErrors, and a receiver that fails fails the trigger (one that posts nothing
 // back, only with expectPostBack: a post-back is optional).
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type SelfSignedCertificate, selfSignedCertificate } from '@platform-api/test-support';
@@ -15,14 +12,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChatEvents } from '../src/events.js';
 import { generateSecret } from '../src/signing.js';
 import { trigger } from '../src/trigger.js';
+import { type Received, type Receiver, startReceiver } from './support/receiver.js';
 
 const events = new ChatEvents();
 const { validator } = events;
-
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-}
 
 /** What the receiver does with a delivery: the status it answers and the post-back it makes, if any. */
 interface Behaviour {
@@ -31,7 +24,7 @@ interface Behaviour {
 }
 
 let cert: SelfSignedCertificate;
-let receiver: https.Server;
+let receiver: Receiver;
 let receiverUrl: string;
 let received: Received[];
 let behaviour: Behaviour;
@@ -58,30 +51,24 @@ const postValidMessage: Behaviour['postBack'] = ({ callback }) =>
 
 beforeAll(async () => {
   cert = selfSignedCertificate();
-  receiver = https.createServer({ key: cert.key, cert: cert.cert }, (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ headers: request.headers as Record<string, string>, body });
-      response.writeHead(behaviour.status).end();
-      // After the 2xx, as a receiver that answers at once and posts back later.
+  receiver = await startReceiver(cert, ({ body }) => ({
+    status: behaviour.status,
+    // After the 2xx, as a receiver that answers at once and posts back later.
+    then: () => {
       if (behaviour.postBack) postingBack.push(behaviour.postBack(JSON.parse(body)));
-    });
-  });
-  receiver.listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
-  receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/chat-events`;
+    },
+  }));
+  receiverUrl = receiver.url;
+  received = receiver.received;
 });
 
 afterAll(async () => {
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   cert?.remove();
 });
 
 beforeEach(() => {
-  received = [];
+  received.length = 0;
   postBackAnswers = [];
   postingBack = [];
   behaviour = { status: 204, postBack: postValidMessage };
