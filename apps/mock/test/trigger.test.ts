@@ -54,7 +54,7 @@ beforeAll(async () => {
   receiver = await startReceiver(cert, ({ body }) => ({
     status: behaviour.status,
     // After the 2xx, as a receiver that answers at once and posts back later.
-    then: () => {
+    afterwards: () => {
       if (behaviour.postBack) postingBack.push(behaviour.postBack(JSON.parse(body)));
     },
   }));

@@ -19,7 +19,7 @@ export interface Receiver {
 
 export async function startReceiver(
   certificate: SelfSignedCertificate,
-  answer: (delivery: Received) => { status: number; then?: () => void } = () => ({ status: 204 }),
+  answer: (delivery: Received) => { status: number; afterwards?: () => void } = () => ({ status: 204 }),
 ): Promise<Receiver> {
   const received: Received[] = [];
   const server = https.createServer({ key: certificate.key, cert: certificate.cert }, (request, response) => {
@@ -31,9 +31,9 @@ export async function startReceiver(
         body: Buffer.concat(chunks).toString('utf8'),
       };
       received.push(delivery);
-      const { status, then } = answer(delivery);
+      const { status, afterwards } = answer(delivery);
       response.writeHead(status).end();
-      then?.();
+      afterwards?.();
     });
   });
   server.listen(0, '127.0.0.1');
