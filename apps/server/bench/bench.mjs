@@ -1,7 +1,7 @@
 // `npm run bench`: the reference server's throughput beside bare node:http (the physical limit of one Node
 // process on this machine) and the Prism mock, measured in one run, on SQLite and on PostgreSQL; then
-// event delivery, the TypeScript client's overhead, cold start and memory; then the goals of issue 10
-// beside what was measured. Also the platform mock with memory beside the stateless one (Prism): its
+// event delivery, the TypeScript client's overhead, cold start and memory; then the reference server's
+// goals beside what was measured. Also the platform mock with memory beside the stateless one (Prism): its
 // reads, and its RSS holding --mock-users users created through its API. Ratios are what compares across
 // machines; docs/guides/benchmarks.md says what each figure measures.
 //
@@ -262,13 +262,13 @@ async function eventDelivery(url, authorization, channelId) {
   return { full, half: { ...half, rate } };
 }
 
-/** Events per second offered in the isolation scenario (the rate of the measurement in issue 26). */
+/** Events per second offered in the isolation scenario. */
 const ISOLATION_RATE = 20;
 /** How long the isolation scenario waits for the healthy deliveries after the last message. */
 const ISOLATION_WAIT_MS = 60_000;
 
 /**
- * Issue 26: the healthy receiver's latency while other subscriptions' receivers fail — (a) one that never
+ * Event isolation: the healthy receiver's latency while other subscriptions' receivers fail — (a) one that never
  * answers and one that answers 500 at once, (b) 50 that never answer — at 20 events/s for `--duration`
  * seconds, open loop. The failing subscriptions belong to an integration of their own, deleted afterwards.
  */
@@ -297,7 +297,7 @@ async function eventIsolation(url, authorization, channelId) {
       ids.push((await api('POST', subscriptions, { json })).id);
     }
     progress(`event isolation: ${name}, ${ISOLATION_RATE} messages/s for ${duration} s`);
-    // Before issue 26 the healthy deliveries trickled in for many minutes: a minute is enough to tell.
+    // A healthy delivery held up by the failing ones arrives minutes late: a minute is enough to tell.
     const healthy = await deliver(
       () => postStamped(target, { connections, rate: ISOLATION_RATE, duration }),
       { maxWaitMs: ISOLATION_WAIT_MS },
@@ -900,7 +900,7 @@ if (measured.length > 0) {
   ]);
 }
 
-// Issue 10, item 2: each goal, where it applies, and the value that decides it.
+// The reference server's goals: each goal, where it applies, and the value that decides it.
 const goals = [
   [
     '`GET /healthz` ≥ 0.9× bare Fastify',
@@ -935,7 +935,7 @@ const goals = [
     (v) => `${ms(v)} ms`,
   ],
   [
-    'healthy receiver p99 < 200 ms beside failing ones (issue 26)',
+    'healthy receiver p99 < 200 ms beside failing ones',
     'each',
     (d) => d.isolation && Math.max(...d.isolation.map((v) => v.healthy.p99)),
     (v) => v < 200,
@@ -958,7 +958,7 @@ const goals = [
   ['cold start < 1 s', 'each', (d) => d.coldStart?.median, (v) => v < 1000, (v) => `${integer(v)} ms`],
 ];
 if (databases.length > 0) {
-  console.log('\n### Goals (issue 10, item 2)\n');
+  console.log('\n### Goals of the reference server\n');
   console.log(`| goal | ${databases.map((d) => d.label).join(' | ')} |`);
   console.log(`|---|${databases.map(() => '---|').join('')}`);
   for (const [goal, where, value, met, format] of goals) {
