@@ -43,97 +43,56 @@ export interface CallbackServer {
   close(): Promise<void>;
 }
 
-export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {
-  const { events, channelId, token } = options;
-  const { operation, tokenHeader, contentType } = events.callback;
-  const parameters = operation.path.match(/\{[^}]+\}/g) ?? [];
-  if (parameters.length !== 1)
-    throw new Error(`${operation.operationId}: expected one path parameter (the channel)`);
-  const path = operation.path.replace(/\{[^}]+\}/, encodeURIComponent(channelId));
-  const validateBody = bodyValidator(events, contentType);
-  const method = operation.method.toUpperCase();
-  const created = successAnswer(events);
+/** What a post-back is checked against and answered with: one event's callback, for one channel and token. */
+interface CallbackEndpoint {
+  path: string;
+  method: string;
+  channelId: string;
+  token: string;
+  tokenHeader: string;
+  contentType: string;
+  validateBody: (value: unknown) => Detail[];
+  created: ReturnType<typeof successAnswer>;
+}
 
+type Answer = Omit<PostBack, 'body'> & { headers?: Record<string, string> };
+
+export async function startCallbackServer(options: CallbackServerOptions): Promise<CallbackServer> {
+  const endpoint = callbackEndpoint(options);
   let settle: (postBack: PostBack) => void = () => {};
   const postBack = new Promise<PostBack>((resolve) => {
     settle = resolve;
   });
-
   const server = http.createServer((request, response) => {
     const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-    if (pathname !== path) {
-      sendJson(response, 404, error(404, pathname, `No callback here; this event's callback is ${path}.`));
+    if (pathname !== endpoint.path) {
+      sendJson(
+        response,
+        404,
+        error(404, pathname, `No callback here; this event's callback is ${endpoint.path}.`),
+      );
       return;
     }
-    if (request.method !== method) {
-      sendJson(response, 405, error(405, pathname, `Use ${method}.`), { allow: method });
+    if (request.method !== endpoint.method) {
+      sendJson(response, 405, error(405, pathname, `Use ${endpoint.method}.`), { allow: endpoint.method });
       return;
     }
     readBody(request, MAX_BODY_BYTES).then((body) => {
-      const result = answer(request, body);
+      const result = answer(endpoint, request, body);
       // Settled once the answer is sent: `trigger` closes this server as soon as it has the post-back.
       response.once('finish', () => settle({ ...result, body: body ?? '' }));
       sendJson(response, result.status, result.answer, result.headers);
     });
   });
-
-  function answer(
-    request: IncomingMessage,
-    body: string | undefined,
-  ): Omit<PostBack, 'body'> & { headers?: Record<string, string> } {
-    const refuse = (
-      status: number,
-      message: string,
-      extra: { details?: Detail[]; headers?: Record<string, string> } = {},
-    ) => ({
-      status,
-      accepted: false,
-      problems: [message, ...(extra.details ?? []).map((detail) => `${detail.field}: ${detail.message}`)],
-      answer: error(status, path, message, extra.details),
-      ...(extra.headers ? { headers: extra.headers } : {}),
-    });
-    const sent = request.headers[tokenHeader];
-    if (typeof sent !== 'string') {
-      return refuse(401, `The ${tokenHeader} header is required.`, {
-        headers: { 'www-authenticate': CALLBACK_CHALLENGE },
-      });
-    }
-    if (sent !== token) {
-      return refuse(401, `The ${tokenHeader} is not valid for this channel.`, {
-        headers: { 'www-authenticate': CALLBACK_CHALLENGE },
-      });
-    }
-    const type = request.headers['content-type'] ?? '';
-    if ((type.split(';')[0] ?? '').trim().toLowerCase() !== contentType.toLowerCase()) {
-      return refuse(415, `Content-Type must be ${contentType}.`);
-    }
-    if (body === undefined) return refuse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return refuse(400, 'The request body is not valid JSON.');
-    }
-    const details = validateBody(value);
-    if (details.length > 0) return refuse(400, 'The request body is invalid.', { details });
-    const text = isObject(value) && isObject(value.content) ? value.content.text : undefined;
-    return {
-      status: created.status,
-      accepted: true,
-      problems: [],
-      answer: created.build(channelId, String(text)),
-    };
-  }
-
+  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const host = options.host ?? '127.0.0.1';
   const base = options.publicBaseUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
-    url: `${base.replace(/\/+$/, '')}${path}`,
+    url: `${base.replace(/\/+$/, '')}${endpoint.path}`,
     postBack,
     close: () =>
       new Promise((resolve) => {
@@ -142,6 +101,72 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 1000).unref();
       }),
+  };
+}
+
+/** The callback operation of the spec, bound to the event's channel and token. */
+function callbackEndpoint(options: CallbackServerOptions): CallbackEndpoint {
+  const { events, channelId, token } = options;
+  const { operation, tokenHeader, contentType } = events.callback;
+  const parameters = operation.path.match(/\{[^}]+\}/g) ?? [];
+  if (parameters.length !== 1)
+    throw new Error(`${operation.operationId}: expected one path parameter (the channel)`);
+  return {
+    path: operation.path.replace(/\{[^}]+\}/, encodeURIComponent(channelId)),
+    method: operation.method.toUpperCase(),
+    channelId,
+    token,
+    tokenHeader,
+    contentType,
+    validateBody: bodyValidator(events, contentType),
+    created: successAnswer(events),
+  };
+}
+
+/** The answer to a post-back on the endpoint's path: the created message, or why it is refused. */
+function answer(endpoint: CallbackEndpoint, request: IncomingMessage, body: string | undefined): Answer {
+  const { tokenHeader, contentType } = endpoint;
+  const refuse = (
+    status: number,
+    message: string,
+    extra: { details?: Detail[]; headers?: Record<string, string> } = {},
+  ): Answer => ({
+    status,
+    accepted: false,
+    problems: [message, ...(extra.details ?? []).map((detail) => `${detail.field}: ${detail.message}`)],
+    answer: error(status, endpoint.path, message, extra.details),
+    ...(extra.headers ? { headers: extra.headers } : {}),
+  });
+  const sent = request.headers[tokenHeader];
+  if (typeof sent !== 'string') {
+    return refuse(401, `The ${tokenHeader} header is required.`, {
+      headers: { 'www-authenticate': CALLBACK_CHALLENGE },
+    });
+  }
+  if (sent !== endpoint.token) {
+    return refuse(401, `The ${tokenHeader} is not valid for this channel.`, {
+      headers: { 'www-authenticate': CALLBACK_CHALLENGE },
+    });
+  }
+  const type = request.headers['content-type'] ?? '';
+  if ((type.split(';')[0] ?? '').trim().toLowerCase() !== contentType.toLowerCase()) {
+    return refuse(415, `Content-Type must be ${contentType}.`);
+  }
+  if (body === undefined) return refuse(413, `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return refuse(400, 'The request body is not valid JSON.');
+  }
+  const details = endpoint.validateBody(value);
+  if (details.length > 0) return refuse(400, 'The request body is invalid.', { details });
+  const text = isObject(value) && isObject(value.content) ? value.content.text : undefined;
+  return {
+    status: endpoint.created.status,
+    accepted: true,
+    problems: [],
+    answer: endpoint.created.build(endpoint.channelId, String(text)),
   };
 }
 

@@ -79,23 +79,7 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
   const payload: JsonObject = event.example;
   if (isObject(payload.event) && 'id' in payload.event) payload.event.id = webhookId;
 
-  let callback: CallbackServer | undefined;
-  if (isObject(payload.callback)) {
-    const channelId = isObject(payload.channel) ? payload.channel.id : undefined;
-    if (typeof channelId !== 'string') throw new Error(`${event.type}'s example names no channel`);
-    const token = randomBytes(32).toString('hex');
-    callback = await startCallbackServer({
-      events,
-      channelId,
-      token,
-      ...(options.callbackHost !== undefined ? { host: options.callbackHost } : {}),
-      ...(options.callbackPort !== undefined ? { port: options.callbackPort } : {}),
-      ...(options.callbackBaseUrl !== undefined ? { publicBaseUrl: options.callbackBaseUrl } : {}),
-    });
-    const headers = isObject(payload.callback.headers) ? payload.callback.headers : {};
-    payload.callback = { url: callback.url, headers: { ...headers, [events.callback.tokenHeader]: token } };
-    log(`callback: ${callback.url} (${events.callback.tokenHeader}: ${token})`);
-  }
+  const callback = await serveCallback(payload, event.type, events, options, log);
 
   try {
     const body = JSON.stringify(payload);
@@ -137,28 +121,68 @@ export async function trigger(options: TriggerOptions): Promise<TriggerResult> {
     log(`receiver answered ${delivery.status}${acknowledged ? '' : ` (${meaning(delivery.status)})`}`);
     if (!acknowledged) return { ok: false, ...base };
 
-    const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
-    if (!callback || waitMs === 0) return { ok: true, ...base };
-    const seconds = `${Math.round(waitMs / 100) / 10} s`;
-    log(`waiting up to ${seconds} for a post-back to ${callback.url}`);
-    const postBack = await within(callback.postBack, waitMs);
-    if (!postBack) {
-      if (options.expectPostBack) {
-        log(`no post-back within ${seconds} (expected one: --expect-post-back)`);
-        return { ok: false, ...base };
-      }
-      log(
-        `no post-back within ${seconds}: fine, a post-back is optional (the 2xx is the delivery); ` +
-          '--expect-post-back makes it required, --wait gives it longer',
-      );
-      return { ok: true, ...base };
-    }
-    if (postBack.accepted) log(`post-back accepted (${postBack.status}): ${postBack.body}`);
-    else log(`post-back refused (${postBack.status}): ${postBack.problems.join('; ')}`);
-    return { ok: postBack.accepted, ...base, postBack };
+    if (!callback) return { ok: true, ...base };
+    const { ok, postBack } = await awaitPostBack(callback, options, log);
+    return { ok, ...base, ...(postBack ? { postBack } : {}) };
   } finally {
     await callback?.close();
   }
+}
+
+/**
+ * When the example has a callback: the endpoint `trigger` serves for the run, put in the payload with a fresh
+ * token.
+ */
+async function serveCallback(
+  payload: JsonObject,
+  eventType: string,
+  events: ChatEvents,
+  options: TriggerOptions,
+  log: (line: string) => void,
+): Promise<CallbackServer | undefined> {
+  if (!isObject(payload.callback)) return undefined;
+  const channelId = isObject(payload.channel) ? payload.channel.id : undefined;
+  if (typeof channelId !== 'string') throw new Error(`${eventType}'s example names no channel`);
+  const token = randomBytes(32).toString('hex');
+  const callback = await startCallbackServer({
+    events,
+    channelId,
+    token,
+    ...(options.callbackHost !== undefined ? { host: options.callbackHost } : {}),
+    ...(options.callbackPort !== undefined ? { port: options.callbackPort } : {}),
+    ...(options.callbackBaseUrl !== undefined ? { publicBaseUrl: options.callbackBaseUrl } : {}),
+  });
+  const headers = isObject(payload.callback.headers) ? payload.callback.headers : {};
+  payload.callback = { url: callback.url, headers: { ...headers, [events.callback.tokenHeader]: token } };
+  log(`callback: ${callback.url} (${events.callback.tokenHeader}: ${token})`);
+  return callback;
+}
+
+/** Whether the run succeeds after the 2xx, and the post-back, if one came within `waitMs`. */
+async function awaitPostBack(
+  callback: CallbackServer,
+  options: TriggerOptions,
+  log: (line: string) => void,
+): Promise<{ ok: boolean; postBack?: PostBack }> {
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+  if (waitMs === 0) return { ok: true };
+  const seconds = `${Math.round(waitMs / 100) / 10} s`;
+  log(`waiting up to ${seconds} for a post-back to ${callback.url}`);
+  const postBack = await within(callback.postBack, waitMs);
+  if (!postBack) {
+    if (options.expectPostBack) {
+      log(`no post-back within ${seconds} (expected one: --expect-post-back)`);
+      return { ok: false };
+    }
+    log(
+      `no post-back within ${seconds}: fine, a post-back is optional (the 2xx is the delivery); ` +
+        '--expect-post-back makes it required, --wait gives it longer',
+    );
+    return { ok: true };
+  }
+  if (postBack.accepted) log(`post-back accepted (${postBack.status}): ${postBack.body}`);
+  else log(`post-back refused (${postBack.status}): ${postBack.problems.join('; ')}`);
+  return { ok: postBack.accepted, postBack };
 }
 
 /** What the service does with a non-2xx answer (the webhook operations' descriptions). */
