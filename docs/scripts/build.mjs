@@ -226,6 +226,11 @@ const countOperations = (bundle) =>
 const quickStart = renderMarkdown(readFileSync(join(siteDir, 'quick-start.md'), 'utf8')).html;
 const card = (heading, text, links = '', meta = '') =>
   `<li class="card"><h3>${heading}</h3><p>${text}</p>${meta ? `<p class="meta">${meta}</p>` : ''}${links ? `<p>${links}</p>` : ''}</li>`;
+/** What a guide is for, on its card: the first sentence of its first paragraph (its sections are on its page). */
+const lead = (html) => {
+  const paragraph = /<p>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? '';
+  return (/^[\s\S]*?\.(?=\s|$)/.exec(paragraph)?.[0] ?? paragraph).replace(/\s+/g, ' ');
+};
 const inline = (markdown) => renderMarkdown(markdown).html.replace(/^<p>|<\/p>\n?$/g, '');
 writeFileSync(
   join(dist, 'index.html'),
@@ -259,7 +264,7 @@ ${quickStart}
 </section>
 <h2 id="more">More</h2>
 <ul class="cards">
-${guides.map(({ file, title, headings }) => card(`<a href="${file}">${escapeHtml(title)}</a>`, headings.map(({ text }) => escapeHtml(text)).join(' · '))).join('\n')}
+${guides.map(({ file, title, html }) => card(`<a href="${file}">${escapeHtml(title)}</a>`, lead(html))).join('\n')}
 ${card('<a href="changelog.html">Changelog</a>', 'What changed in the APIs, release by release.')}
 </ul>`,
   }),
