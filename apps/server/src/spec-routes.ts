@@ -29,7 +29,7 @@ declare module 'fastify' {
 
 function mediaTypeOf(request: FastifyRequest): string | undefined {
   const header = request.headers['content-type'];
-  return header ? header.split(';')[0]!.trim().toLowerCase() : undefined;
+  return header ? header.split(';', 1)[0]?.trim().toLowerCase() : undefined;
 }
 
 function parametersSchema(
@@ -91,27 +91,92 @@ function unstorable(text: string): string | undefined {
     : 'must not contain unpaired UTF-16 surrogates (text must be Unicode)';
 }
 
+type JsonSchema = Record<string, unknown>;
+
 /**
- * Fields whose key or value holds a character no text may hold (UNSTORABLE). Refused up front, the same
- * way on both databases and wherever it is: a known field, a field the operation ignores, a nested key.
+ * The schemas that hold for a value described by `schema`: itself and, through `$ref`s, every
+ * `allOf`/`anyOf`/`oneOf` branch (a member one branch describes is described).
+ */
+function branchesOf(schema: unknown, doc: OpenApiDocument, out: JsonSchema[] = []): JsonSchema[] {
+  const node = resolveLocal<unknown>(doc as never, { node: schema, pointer: '' }).node;
+  if (!node || typeof node !== 'object') return out;
+  const resolved = node as JsonSchema;
+  out.push(resolved);
+  for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    const branches = resolved[key];
+    if (Array.isArray(branches)) for (const branch of branches) branchesOf(branch, doc, out);
+  }
+  return out;
+}
+
+/**
+ * Where a request's text is read, by the operation's schema: the schemas of a member of an object, of an
+ * item of an array. `ignored` for a member an object schema gives no place (not in `properties`,
+ * `patternProperties` or a schema `additionalProperties`; a bare `type: object` gives none): the operation
+ * never reads it, so what it holds is not looked at. An empty list — a value nothing describes — is read
+ * whole.
+ */
+const ignored = Symbol('ignored');
+type Described = JsonSchema[] | typeof ignored;
+
+function memberSchemas(schemas: JsonSchema[], key: string, doc: OpenApiDocument): Described {
+  const found: JsonSchema[] = [];
+  let listsMembers = false;
+  for (const schema of schemas) {
+    const properties = schema.properties as Record<string, unknown> | undefined;
+    const patterns = schema.patternProperties as Record<string, unknown> | undefined;
+    if (schema.type === 'object' || properties || patterns) listsMembers = true;
+    if (properties && Object.hasOwn(properties, key)) branchesOf(properties[key], doc, found);
+    for (const [pattern, described] of Object.entries(patterns ?? {})) {
+      if (new RegExp(pattern, 'u').test(key)) branchesOf(described, doc, found);
+    }
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+      branchesOf(schema.additionalProperties, doc, found);
+    }
+  }
+  return listsMembers && found.length === 0 ? ignored : found;
+}
+
+function itemSchemas(schemas: JsonSchema[], index: number, doc: OpenApiDocument): JsonSchema[] {
+  const found: JsonSchema[] = [];
+  for (const schema of schemas) {
+    const prefix = schema.prefixItems;
+    const item = Array.isArray(prefix) && index < prefix.length ? prefix[index] : schema.items;
+    if (item && typeof item === 'object') branchesOf(item, doc, found);
+  }
+  return found;
+}
+
+/**
+ * Fields whose key or value holds a character no text may hold (UNSTORABLE), wherever the operation reads
+ * them: a known field, a nested key of one, an item. Refused up front, the same way on both databases. A
+ * member the body's schema does not describe is ignored like any other text it holds (`schemas`: what
+ * describes `value`; empty for a path or query parameter, read whole).
  */
 function textProblems(
   value: unknown,
   location: string,
-  keys: (string | number)[] = [],
-  out: FieldProblem[] = [],
+  keys: (string | number)[],
+  out: FieldProblem[],
+  schemas: JsonSchema[],
+  doc: OpenApiDocument,
 ): FieldProblem[] {
   if (out.length >= 20) return out;
   if (typeof value === 'string') {
     const problem = unstorable(value);
     if (problem) out.push({ field: fieldPath(location, keys), message: problem });
   } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) textProblems(item, location, [...keys, index], out);
+    for (const [index, item] of value.entries()) {
+      textProblems(item, location, [...keys, index], out, itemSchemas(schemas, index, doc), doc);
+    }
   } else if (value && typeof value === 'object') {
     for (const key of Object.keys(value)) {
+      const described = memberSchemas(schemas, key, doc);
+      if (described === ignored) continue;
       const problem = unstorable(key);
       if (problem) out.push({ field: fieldPath(location, [...keys, key]), message: problem });
-      else textProblems((value as Record<string, unknown>)[key], location, [...keys, key], out);
+      else
+        textProblems((value as Record<string, unknown>)[key], location, [...keys, key], out, described, doc);
     }
   }
   return out;
@@ -283,7 +348,8 @@ function misspelledIntegers(request: FastifyRequest, integers: ReturnType<typeof
 }
 
 /**
- * The check of the text a request sends: NUL and unpaired surrogates refused everywhere (textProblems);
+ * The check of the text a request sends: NUL and unpaired surrogates refused wherever the operation reads
+ * them (textProblems);
  * integer parameters spelled as integers; a body of a media type the operation does not take refused
  * (415), a required one missing refused (400).
  * Undefined for an operation with nothing to check: every hook costs each request a step (and a promise).
@@ -299,18 +365,26 @@ function requestTextCheck(
   const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
   const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
   const integers = integerParameters(operation, doc);
+  const bodySchemas = new Map(
+    Object.entries(operation.requestBody?.content ?? {}).map(([mediaType, content]) => [
+      mediaType,
+      branchesOf((content as { schema?: unknown }).schema, doc),
+    ]),
+  );
   return (request) => {
     const problems: FieldProblem[] = [];
-    textProblems(request.params, 'path', [], problems);
-    // Parameters are declared one by one: one the operation does not declare is not read at all. A body
-    // is declared whole: every key and value of it is checked, the fields it ignores too.
+    textProblems(request.params, 'path', [], problems, [], doc);
+    // Parameters are declared one by one: one the operation does not declare is not read at all.
     const query = request.query as Record<string, unknown>;
     for (const name of queryNames) {
-      if (query[name] !== undefined) textProblems(query[name], 'query', [name], problems);
+      if (query[name] !== undefined) textProblems(query[name], 'query', [name], problems, [], doc);
     }
-    // A JSON or form body's keys and values; a CSV document's text (an unknown Content-Type's bytes are
-    // refused below, unread).
-    if (!Buffer.isBuffer(request.body)) textProblems(request.body, 'body', [], problems);
+    // A JSON or form body's keys and values, as far as its schema reads them; a CSV document's text (an
+    // unknown Content-Type's bytes are refused below, unread).
+    if (!Buffer.isBuffer(request.body)) {
+      const schemas = bodySchemas.get(mediaTypeOf(request) ?? '') ?? [];
+      textProblems(request.body, 'body', [], problems, schemas, doc);
+    }
     refuseText(problems);
     const misspelled = misspelledIntegers(request, integers);
     if (misspelled) throw misspelled;
