@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { type Flags, optionsHelp } from '@platform-api/cli-options';
 import { buildApp } from './app.js';
 import {
   bootstrapDevInstance,
@@ -9,7 +10,6 @@ import {
 } from './auth/clients.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { systemClock } from './clock.js';
-import { type Flags, optionsHelp } from './config/options.js';
 import { ConfigError, loadConfig, parseFlags, SERVER_OPTIONS, type ServerConfig } from './config.js';
 import { type DataDirLock, lockDataDir } from './db/data-dir-lock.js';
 import { checkDataDirectory, createDatabase, DataDirectoryError } from './db/database.js';
@@ -47,7 +47,7 @@ class UsageError extends Error {}
 const EXIT_DATABASE_UNUSABLE = 3;
 
 /** Takes a command's own flags out of the map, leaving the configuration flags. */
-function take(flags: Flags, name: string): string | true | undefined {
+function take(flags: Flags, name: string) {
   const value = flags.get(name);
   flags.delete(name);
   return value;
@@ -56,7 +56,8 @@ function take(flags: Flags, name: string): string | true | undefined {
 function takeString(flags: Flags, name: string): string | undefined {
   const value = take(flags, name);
   if (value === true) throw new UsageError(`--${name} needs a value`);
-  return value;
+  // None of the command's own flags repeats (parseArgs gives a list only for one declared so).
+  return Array.isArray(value) ? value.at(-1) : value;
 }
 
 export function formatDevCredentials(client: CreatedClient, config: ServerConfig): string {

@@ -1,27 +1,25 @@
 import { createSecureContext } from 'node:tls';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
-import {
-  ConfigError,
-  type ConfigOf,
-  type Flags,
-  type OptionRules,
-  option,
-  optionsOf,
-  readOptions,
-} from './config/options.js';
 import {
   boolean,
+  type CommandFlags,
+  ConfigError,
+  type ConfigOf,
   duration,
+  type Flags,
   integer,
   list,
   matching,
+  type OptionRules,
   oneOf,
+  option,
+  parseCommandLine,
   path,
   pemCertificates,
   pemPrivateKey,
+  readOptions,
   text,
   url,
-} from './config/parsers.js';
+} from '@platform-api/cli-options';
 
 /*
  * THE one configuration of the server: command-line flags win over environment variables, which win over
@@ -312,22 +310,11 @@ export const COMMAND_FLAGS = {
   name: { type: 'string' },
   description: { type: 'string' },
   'user-id': { type: 'string' },
-} as const;
+} as const satisfies CommandFlags;
 
-/**
- * Splits a command line with node:util's parseArgs: `--name value`, `--name=value`, a bare `--flag`
- * (true). Not strict, so that every unknown flag is reported with the other problems (loadConfig), not
- * just the first one.
- */
+/** Splits a command line into the configuration's flags, the command's own and the positionals. */
 export function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
-  const options: ParseArgsConfig['options'] = { ...COMMAND_FLAGS };
-  for (const { spec } of optionsOf(SERVER_OPTIONS)) options[spec.flag] = { type: 'string' };
-  const { values, positionals } = parseArgs({ args: argv, options, strict: false, allowPositionals: true });
-  const flags: Flags = new Map();
-  for (const [name, value] of Object.entries(values)) {
-    if (value === true || typeof value === 'string') flags.set(name, value);
-  }
-  return { flags, positionals };
+  return parseCommandLine(argv, SERVER_OPTIONS, COMMAND_FLAGS);
 }
 
 /**

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { optionsHelp } from '@platform-api/cli-options';
 import { freePort, startTimeoutMs } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { optionsHelp } from '../src/config/options.js';
 import { SERVER_OPTIONS } from '../src/config.js';
 
 /* The real binary (dist/cli.js) in child processes: first-start credentials, clients commands, SIGTERM. */

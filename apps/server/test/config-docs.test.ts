@@ -1,57 +1,33 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ConfigOf,
-  type Declaration,
-  meaning,
+  integer,
   option,
   optionsHelp,
   optionsOf,
+  optionTable,
+  optionTableProblem,
   readOptions,
-  shownDefault,
-} from '../src/config/options.js';
-import { integer } from '../src/config/parsers.js';
+} from '@platform-api/cli-options';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { SERVER_OPTIONS, type ServerConfig } from '../src/config.js';
 
 /* The README's option table and `--help` follow the declaration (the binary's --help: cli.test.ts). */
 
 const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'README.md'), 'utf8');
-const TABLE_HEADER = '| flag | environment | default | meaning |';
-
-/** The option table the README must hold for a declaration. */
-function markdownTable(declaration: Declaration): string {
-  // A `|` inside a cell, even in code, must be escaped in a GitHub table.
-  const cell = (text: string) => text.replaceAll('|', '\\|');
-  const rows = optionsOf(declaration).map((o) => {
-    const shown = shownDefault(o);
-    const defaultCell = shown === undefined ? 'none' : `\`${cell(shown)}\``;
-    return `| \`--${o.spec.flag}\` | \`${o.spec.env}\` | ${defaultCell} | ${cell(meaning(o))} |`;
-  });
-  return [TABLE_HEADER, '|---|---|---|---|', ...rows].join('\n');
-}
-
-/** The README's table: its header line and the rows below it. */
-function readmeTable(text: string): string {
-  const lines = text.split('\n');
-  const start = lines.indexOf(TABLE_HEADER);
-  expect(start, `README.md has no line "${TABLE_HEADER}"`).toBeGreaterThanOrEqual(0);
-  const end = lines.findIndex((line, index) => index > start && !line.startsWith('|'));
-  return lines.slice(start, end).join('\n');
-}
 
 describe('configuration documentation', () => {
   it("the README's option table is the declaration's, row for row", () => {
-    expect(readmeTable(readme), 'update the table in README.md to the expected one').toBe(
-      markdownTable(SERVER_OPTIONS),
-    );
+    expect(optionTableProblem(readme, SERVER_OPTIONS)).toBeUndefined();
   });
 
   it('gives each option a flag and a variable of its own', () => {
     const options = optionsOf(SERVER_OPTIONS);
     expect(new Set(options.map((o) => o.spec.flag)).size).toBe(options.length);
     expect(new Set(options.map((o) => o.spec.env)).size).toBe(options.length);
+    expect(options.every((o) => o.spec.env !== undefined)).toBe(true);
   });
 
   it('--help lists every option with its variable, meaning and default', () => {
@@ -79,11 +55,9 @@ describe('configuration documentation', () => {
     expect(optionsHelp(extended)).toMatch(
       /^ {2}--workers +PLATFORM_WORKERS +worker processes \(default 4\)$/m,
     );
-    expect(markdownTable(extended)).toContain(
-      '| `--workers` | `PLATFORM_WORKERS` | `4` | worker processes |',
-    );
+    expect(optionTable(extended)).toContain('| `--workers` | `PLATFORM_WORKERS` | `4` | worker processes |');
     // The README check now fails until the README has the new row.
-    expect(readmeTable(readme)).not.toBe(markdownTable(extended));
+    expect(optionTableProblem(readme, extended)).toContain('| `--workers` | `PLATFORM_WORKERS` | `4` |');
 
     type Extended = ConfigOf<typeof extended>;
     expectTypeOf<Extended['workers']>().toEqualTypeOf<number>();

@@ -2,17 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  boolean,
-  duration,
-  integer,
-  list,
-  oneOf,
-  parseDuration,
-  Refused,
-  text,
-  url,
-} from '../src/config/parsers.js';
 import { ConfigError, loadConfig, parseFlags, type ServerConfig } from '../src/config.js';
 
 /** The problems loadConfig reports for these flags and variables (none: it returned). */
@@ -182,56 +171,5 @@ describe('configuration', () => {
     const { flags, positionals } = parseFlags(['serve', '--port', '1', '--host=::1', '--delivery']);
     expect(Object.fromEntries(flags)).toEqual({ port: '1', host: '::1', delivery: true });
     expect(positionals).toEqual(['serve']);
-  });
-});
-
-describe('value parsers', () => {
-  it('parses durations', () => {
-    expect(parseDuration('500ms')).toBe(500);
-    expect(parseDuration('10h')).toBe(36_000_000);
-    expect(parseDuration('1.5s')).toBe(1500);
-    expect(parseDuration('250')).toBe(250);
-    expect(parseDuration('soon')).toBeUndefined();
-    expect(duration(1000).parse('999')).toBeInstanceOf(Refused);
-  });
-
-  it('checks integers against their bounds', () => {
-    expect(integer(1, 10).parse(' 7 ')).toBe(7);
-    for (const text of ['0', '11', '-1', '2.5', '1e1', ''])
-      expect(integer(1, 10).parse(text)).toBeInstanceOf(Refused);
-  });
-
-  it('accepts the usual spellings of a boolean', () => {
-    expect(['true', 'YES', '1', 'on'].map((text) => boolean().parse(text))).toEqual([true, true, true, true]);
-    expect(['false', 'No', '0', 'off'].map((text) => boolean().parse(text))).toEqual([
-      false,
-      false,
-      false,
-      false,
-    ]);
-    expect(boolean().parse('maybe')).toBeInstanceOf(Refused);
-  });
-
-  it('checks a URL and its protocol, keeping the text as given', () => {
-    const web = url(['http:', 'https:']);
-    expect(web.parse('https://API.example/x/')).toBe('https://API.example/x/');
-    expect(web.map((text) => new URL(text).href).parse('https://API.example')).toBe('https://api.example/');
-    for (const text of ['ftp://files.example', 'localhost:3000', 'not a url']) {
-      expect(web.parse(text)).toBeInstanceOf(Refused);
-    }
-  });
-
-  it('reads lists item by item', () => {
-    const schedule = list(duration(), 'durations', 1);
-    expect(schedule.parse('1s, 2m')).toEqual([1000, 120_000]);
-    expect(schedule.parse('1s,soon')).toBeInstanceOf(Refused);
-    expect(schedule.parse(' , ')).toBeInstanceOf(Refused);
-    expect(list(text(), 'hosts').parse(',a, b,')).toEqual(['a', 'b']);
-    expect(list(text(), 'hosts').unset).toEqual([]);
-  });
-
-  it('takes one of its choices exactly', () => {
-    expect(oneOf(['json', 'pretty']).parse('pretty')).toBe('pretty');
-    expect(oneOf(['json', 'pretty']).parse('Pretty')).toBeInstanceOf(Refused);
   });
 });
