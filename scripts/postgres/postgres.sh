@@ -9,9 +9,13 @@
 #   postgres.sh env      `export PLATFORM_TEST_DATABASE_URL=…`:  eval "$(bash scripts/postgres/postgres.sh env)"
 #   postgres.sh reset    stop, then delete the cluster and the state folder (the next `up` starts afresh)
 #
-# Environment: POSTGRES_STATE_DIR (default <repo>/.state/postgres), POSTGRES_PORT (unset: 5432 when
-# free, else the next free port up to 5499; set: that port or an error), POSTGRES_UP_TIMEOUT (seconds
-# `pg_ctl start` may take; default PLATFORM_START_TIMEOUT_MS, else 180).
+# Environment: POSTGRES_STATE_DIR (default <repo>/.state/postgres), POSTGRES_PORT (unset: this state
+# folder's own port, 15432-16431 from a hash of the folder's path, or the next free one when another
+# program has it; set: that port or an error), POSTGRES_UP_TIMEOUT (seconds `pg_ctl start` may take;
+# default PLATFORM_START_TIMEOUT_MS, else 180).
+#
+# Each checkout (each state folder) has its own cluster, socket, password and port, so two checkouts
+# testing at once never meet; whatever needs the URL reads it from the env file (`postgres.sh env`).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,7 +25,9 @@ readonly SERVICE=postgres STATE_DIR_VARIABLE=POSTGRES_STATE_DIR
 source "$SCRIPT_DIR/../lib/service.sh"
 readonly SCRIPT_DIR REPO_ROOT
 readonly HOST=127.0.0.1
-readonly FIRST_PORT=5432 LAST_PORT=5499
+# Ports of the private clusters: below Linux's ephemeral ports (32768-60999), away from 5432 (any other
+# PostgreSQL on the machine, another checkout's included).
+readonly FIRST_PORT=15432 PORT_COUNT=1000
 readonly DB_NAME=test DB_USER=postgres
 readonly UP_TIMEOUT="${POSTGRES_UP_TIMEOUT:-$START_TIMEOUT_SECONDS}"
 # `postgresql` is Debian's metapackage for its supported server version (15 on Debian 12).
@@ -36,8 +42,12 @@ readonly LOG_DIR="$STATE_DIR/logs"
 # user; when that user cannot reach the state folder (a checkout under /root), in its home instead,
 # named after a hash of the state folder, and $STATE_DIR/cluster is a symlink to it.
 readonly CLUSTER_LINK="$STATE_DIR/cluster"
-FALLBACK_CLUSTER_DIR="/var/lib/postgresql/platform-api-$(printf '%s' "$STATE_DIR" | sha256sum | cut -c1-10)"
-readonly FALLBACK_CLUSTER_DIR
+STATE_HASH=$(printf '%s' "$STATE_DIR" | sha256sum | cut -c1-10)
+readonly STATE_HASH
+readonly FALLBACK_CLUSTER_DIR="/var/lib/postgresql/platform-api-$STATE_HASH"
+# This state folder's own port: the same on every start, and another checkout's only by a 1-in-1000 chance
+# (then, or when any other program holds it, `up` takes the next free one and says so).
+readonly OWN_PORT=$((FIRST_PORT + 16#${STATE_HASH:0:8} % PORT_COUNT))
 
 if [[ ${POSTGRES_PORT:-} && ! ${POSTGRES_PORT} =~ ^[0-9]+$ ]]; then
   echo "postgres: ERROR: POSTGRES_PORT must be a number, not '$POSTGRES_PORT'" >&2
@@ -190,15 +200,16 @@ choose_port() {
     PORT=$POSTGRES_PORT
     return 0
   fi
-  local candidate
-  for candidate in $(seq "$FIRST_PORT" "$LAST_PORT"); do
+  local offset candidate
+  for ((offset = 0; offset < PORT_COUNT; offset++)); do
+    candidate=$((FIRST_PORT + (OWN_PORT - FIRST_PORT + offset) % PORT_COUNT))
     if ! port_in_use "$candidate"; then
-      ((candidate == FIRST_PORT)) || log "port $FIRST_PORT is in use by another program; using $candidate"
+      ((candidate == OWN_PORT)) || log "port $OWN_PORT (this checkout's) is in use by another program; using $candidate"
       PORT=$candidate
       return 0
     fi
   done
-  die "ports $FIRST_PORT-$LAST_PORT are all in use; set POSTGRES_PORT"
+  die "ports $FIRST_PORT-$((FIRST_PORT + PORT_COUNT - 1)) are all in use; set POSTGRES_PORT"
 }
 
 initialise_cluster() {

@@ -20,5 +20,6 @@ export {
   type ReferenceServerOptions,
   startReferenceServer,
 } from './reference-server.js';
+export { type TestDatabase, testDatabaseUrl } from './test-database.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
 export { skippedTitle, type UnavailableOptions, unavailable } from './unavailable.js';
