@@ -124,6 +124,7 @@ async function createServices(
   return {
     db: database.db,
     dialect: database.dialect,
+    messages: database.messages,
     clock,
     storage,
     config,

@@ -3,7 +3,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withCallbackToken } from '../src/auth/callback-tokens.js';
 import { checkWebhookTarget } from '../src/delivery/ssrf.js';
-import { writeMessage } from '../src/handlers/chat.js';
 import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { webhookPayloadProblems } from './helpers/spec-validator.js';
@@ -165,24 +164,18 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       .selectAll()
       .where('id', '=', first.body.id)
       .executeTakeFirstOrThrow();
-    const author = stored.author_user_id ?? 0;
+    const { created_at, ...message } = stored;
     const allowAgain = await refuseMessages('refused');
     try {
-      // Started in the same turn: written by one transaction, a savepoint each.
+      // Started in the same turn: written together (SQLite: one transaction, a savepoint each; PostgreSQL:
+      // one statement, then each alone when it is refused).
       const results = await Promise.allSettled(
-        ['one', 'refused', 'two'].map((text, i) =>
-          writeMessage(
-            db,
-            dialect,
-            {
-              ...stored,
-              author_user_id: author,
-              id: randomUUID(),
-              text,
-              created_at: stored.created_at + i + 1,
-            },
-            [],
-          ),
+        ['one', 'refused', 'two'].map((text) =>
+          server.platform.services.messages.post({
+            message: { ...message, id: randomUUID(), text },
+            now: created_at,
+            events: [],
+          }),
         ),
       );
       expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -445,9 +438,9 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       expect(payload.callback.url).toBe(`${server.baseUrl}/v1/chat/bots/message/${room.id}`);
       expect(payload.callback.headers['x-chat-bot-token']).toMatch(/^[0-9a-f]{64}$/);
     }
-    const slash = JSON.parse(rows[4]!.payload);
+    const slash = JSON.parse(rows[4]?.payload ?? 'null');
     expect(slash.message.text).toBe('/deploy prod');
-    const threadEvent = JSON.parse(rows[1]!.payload);
+    const threadEvent = JSON.parse(rows[1]?.payload ?? 'null');
     expect(threadEvent.thread).toEqual({ id: thread.body.id, parentId: room.id, title: 'Release' });
   });
 
@@ -502,7 +495,8 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       json: { eventType: 'MESSAGE_POSTED', url: 'https://hooks.example.com/echo' },
     });
     await server.call('POST', `/v1/chat/channels/${room.id}/messages`, { token, json: { text: 'ping' } });
-    const row = (await outbox()).find((r) => r.integration_id === bot.id)!;
+    const row = (await outbox()).find((r) => r.integration_id === bot.id);
+    if (!row) throw new Error('no outbox row for the bot');
     const callback = JSON.parse(await sendable(row)).callback;
     const path = new URL(callback.url).pathname;
     const headers = { 'x-chat-bot-token': callback.headers['x-chat-bot-token'] };

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type * as pg from 'pg';
 import { startCheckpointer } from './checkpointer.js';
 import { registerDirectReader } from './compiled-query.js';
+import { type MessageStore, postgresMessageStore, sqliteMessageStore } from './message-store.js';
 import { migrateToLatest } from './migrations.js';
 import { createPostgresListener, type Listen } from './postgres-listener.js';
 import { withNamedStatements } from './postgres-statements.js';
@@ -47,6 +48,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   changes: ChangeFeed;
   outbox: OutboxSignal;
+  /** Chat messages as they are posted (message-store.ts). */
+  messages: MessageStore;
   /**
    * Rejects, with the driver's error or one like it, when the database would refuse a write: readiness
    * runs it after a storage fault (db/faults.ts) to tell when writes work again.
@@ -145,6 +148,7 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
   return {
     db,
     dialect: 'postgres',
+    messages: postgresMessageStore(db),
     changes: {
       async notify(trx, channel, payload) {
         await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
@@ -222,6 +226,7 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
   return {
     db,
     dialect: 'sqlite',
+    messages: sqliteMessageStore(db),
     changes: {
       notify: async () => {},
       changedElsewhere() {

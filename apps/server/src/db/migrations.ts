@@ -358,6 +358,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('subscriptions').addColumn('breaker_open_until', 'bigint').execute();
       },
     },
+    '0008_channel_message_times': {
+      // A message's time is taken from its channel's row here when it is written, not read from the
+      // messages before: messages written together (one turn's shared write, two instances at once) each
+      // get their own, in order. The row is locked by the writing statement until it commits.
+      async up(db: AnyDb) {
+        await db.schema
+          .createTable('channel_message_times')
+          .addColumn('channel_id', 'text', (c) => c.primaryKey())
+          .addColumn('last_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await sql`INSERT INTO channel_message_times (channel_id, last_at)
+          SELECT channel_id, max(created_at) FROM messages GROUP BY channel_id`.execute(db);
+      },
+    },
   };
 }
 

@@ -130,6 +130,15 @@ export interface MessagesTable {
   created_at: number;
 }
 
+/**
+ * Each channel's latest message time: a message gets the next one (db/message-store.ts), so that times
+ * strictly increase within a channel however many instances post to it at once.
+ */
+export interface ChannelMessageTimesTable {
+  channel_id: string;
+  last_at: number;
+}
+
 export interface IntegrationsTable {
   id: string;
   instance_id: number;
@@ -212,6 +221,7 @@ export interface Database {
   channels: ChannelsTable;
   channel_members: ChannelMembersTable;
   messages: MessagesTable;
+  channel_message_times: ChannelMessageTimesTable;
   integrations: IntegrationsTable;
   subscriptions: SubscriptionsTable;
   callback_tokens: CallbackTokensTable;

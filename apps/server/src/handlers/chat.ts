@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { AuthContext } from '../auth/tokens.js';
 import {
@@ -10,9 +10,7 @@ import {
   isMember,
 } from '../chat/access.js';
 import { compiledQuery } from '../db/compiled-query.js';
-import type { Database, EventDeliveriesTable, MessagesTable } from '../db/schema.js';
-import { insertInSharedStatement } from '../db/shared-statement.js';
-import { writeInSharedTransaction } from '../db/shared-transaction.js';
+import type { Database, MessagesTable } from '../db/schema.js';
 import { ApiProblem } from '../errors.js';
 import {
   chatEventRows,
@@ -71,14 +69,7 @@ export async function messageById(db: Kysely<Database>, id: string): Promise<Sch
   return messageBody(await messagesWithAuthors(db).where('messages.id', '=', id).executeTakeFirstOrThrow());
 }
 
-// On the path of every message posted: compiled once (db/compiled-query.ts). The insert is SQLite's;
-// PostgreSQL inserts messages in a statement shared with the others of the turn (writeMessage).
-const selectLastMessageTime = compiledQuery((db: Kysely<Database>, channelId: string) =>
-  db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.max('created_at').as('t'))
-    .where('channel_id', '=', channelId),
-);
+// On the path of every message posted: compiled once (db/compiled-query.ts).
 const selectCaller = compiledQuery((db: Kysely<Database>, userId: number, instanceId: number) =>
   db
     .selectFrom('users')
@@ -87,38 +78,6 @@ const selectCaller = compiledQuery((db: Kysely<Database>, userId: number, instan
     .where('instance_id', '=', instanceId)
     .where('deleted_at', 'is', null),
 );
-const insertMessage = compiledQuery(
-  (
-    db: Kysely<Database>,
-    id: string,
-    instanceId: number,
-    channelId: string,
-    authorUserId: number,
-    authorName: string,
-    text: string,
-    createdAt: number,
-  ) =>
-    db.insertInto('messages').values({
-      id,
-      instance_id: instanceId,
-      channel_id: channelId,
-      author_user_id: authorUserId,
-      integration_id: null,
-      author_name: authorName,
-      text,
-      created_at: createdAt,
-    }),
-);
-
-/** Message times strictly increase within a channel, so the order of listMessages is the order of posting. */
-export async function nextMessageTime(db: Kysely<Database>, channelId: string, now: number): Promise<number> {
-  const last = (await selectLastMessageTime(db, channelId)).rows[0];
-  return messageTimeAfter(last?.t, now);
-}
-
-function messageTimeAfter(lastTime: number | string | null | undefined, now: number): number {
-  return Math.max(now, lastTime === null || lastTime === undefined ? 0 : Number(lastTime) + 1);
-}
 
 type Caller = { id: number; name: string; email: string };
 
@@ -133,15 +92,13 @@ function callerOr403(user: Caller | null | undefined): Caller {
 }
 
 /**
- * PostgreSQL: what posting a message reads — the channel, the caller, the channel's latest message time
- * and the subscriptions to MESSAGE_POSTED — in one round trip instead of four. Each round trip is a socket
+ * PostgreSQL: what posting a message reads — the channel, the caller and the subscriptions to MESSAGE_POSTED — in one round trip instead of three. Each round trip is a socket
  * write that wakes a backend: on PostgreSQL the largest share of a post's CPU (issue 26, item 2).
  */
 async function postingContextPostgres(db: Kysely<Database>, auth: AuthContext, channelId: string) {
   const { rows } = await sql<{
     channel: ChannelRow | null;
     author: Caller | null;
-    last_time: number | null;
     subscriptions: SubscriptionRow[];
   }>`
     select
@@ -149,76 +106,25 @@ async function postingContextPostgres(db: Kysely<Database>, auth: AuthContext, c
         as channel,
       (select json_build_object('id', u.id, 'name', u.name, 'email', u.email) from users u
         where u.id = ${auth.userId} and u.instance_id = ${auth.instanceId} and u.deleted_at is null) as author,
-      (select max(m.created_at) from messages m where m.channel_id = ${channelId}) as last_time,
       ${subscriptionsJsonPostgres(db, auth.instanceId, 'MESSAGE_POSTED')} as subscriptions`.execute(db);
   const [context] = rows;
   if (!context) throw new Error('the posting context query returned no row');
   return context;
 }
 
-type MessageRow = Parameters<typeof insertMessageRow>[1];
-
 /**
- * Writes a posted message and its outbox rows; they commit together, with the other messages posted in
- * the same turn of the event loop: on PostgreSQL in one statement (db/shared-statement.ts), on SQLite in
- * one transaction (db/shared-transaction.ts). Either way one that is refused fails alone.
- */
-export async function writeMessage(
-  db: Kysely<Database>,
-  dialect: Services['dialect'],
-  row: MessageRow,
-  events: Array<Insertable<EventDeliveriesTable>>,
-): Promise<void> {
-  if (dialect === 'postgres') {
-    const message: MessagesTable = { ...row, integration_id: null };
-    return insertInSharedStatement(db, [
-      { table: 'messages', rows: [message] },
-      { table: 'event_deliveries', rows: events },
-    ]);
-  }
-  return writeInSharedTransaction(db, async (trx) => {
-    await insertMessageRow(trx, row);
-    if (events.length > 0) await trx.insertInto('event_deliveries').values(events).execute();
-  });
-}
-
-function insertMessageRow(
-  db: Kysely<Database>,
-  row: {
-    id: string;
-    instance_id: number;
-    channel_id: string;
-    author_user_id: number;
-    author_name: string;
-    text: string;
-    created_at: number;
-  },
-) {
-  return insertMessage(
-    db,
-    row.id,
-    row.instance_id,
-    row.channel_id,
-    row.author_user_id,
-    row.author_name,
-    row.text,
-    row.created_at,
-  );
-}
-
-/**
- * The channel, the caller and the new message's time, as posting a message needs them (404, then 403);
- * on PostgreSQL also the subscriptions to MESSAGE_POSTED, read in the same round trip.
+ * The channel and the caller, as posting a message needs them (404, then 403); on PostgreSQL also the
+ * subscriptions to MESSAGE_POSTED, read in the same round trip.
  */
 async function postingContext(
-  { db, dialect, clock }: Pick<Services, 'db' | 'dialect' | 'clock'>,
+  { db, dialect }: Pick<Services, 'db' | 'dialect'>,
   auth: AuthContext,
   channelId: string,
-): Promise<{ channel: ChannelRow; author: Caller; createdAt: number; subscriptions?: SubscriptionRow[] }> {
+): Promise<{ channel: ChannelRow; author: Caller; subscriptions?: SubscriptionRow[] }> {
   if (dialect !== 'postgres') {
     const channel = await accessibleChannelOr404(db, auth, channelId);
     const author = await caller(db, auth.instanceId, auth.userId);
-    return { channel, author, createdAt: await nextMessageTime(db, channel.id, clock.now()) };
+    return { channel, author };
   }
   const context = await postingContextPostgres(db, auth, channelId);
   // A public top-level channel is open to every user; any other goes through the access rules.
@@ -226,12 +132,7 @@ async function postingContext(
   const channel =
     open && context.channel ? context.channel : await accessibleChannelOr404(db, auth, channelId);
   const author = callerOr403(context.author);
-  return {
-    channel,
-    author,
-    createdAt: messageTimeAfter(context.last_time, clock.now()),
-    subscriptions: context.subscriptions,
-  };
+  return { channel, author, subscriptions: context.subscriptions };
 }
 
 /** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
@@ -375,13 +276,9 @@ export const chatHandlers = {
 
   async postMessage(ctx) {
     const auth = requireAuth(ctx);
-    const { db, dialect, clock, config } = ctx.services;
-    const { channel, author, createdAt, subscriptions } = await postingContext(
-      ctx.services,
-      auth,
-      ctx.params.channelId,
-    );
-    const row = {
+    const { db, messages, clock, config } = ctx.services;
+    const { channel, author, subscriptions } = await postingContext(ctx.services, auth, ctx.params.channelId);
+    const message = {
       id: randomUUID(),
       instance_id: auth.instanceId,
       channel_id: channel.id,
@@ -389,7 +286,6 @@ export const chatHandlers = {
       integration_id: null,
       author_name: author.name,
       text: ctx.body.text as string,
-      created_at: createdAt,
     };
     const events = await chatEventRows(
       db,
@@ -398,13 +294,20 @@ export const chatHandlers = {
         instanceId: auth.instanceId,
         type: 'MESSAGE_POSTED',
         channel,
-        details: { author: chatUser(author), message: { id: row.id, text: row.text } },
+        details: { author: chatUser(author), message: { id: message.id, text: message.text } },
       },
       subscriptions,
     );
-    await writeMessage(db, dialect, row, events);
+    const createdAt = await messages.post({ message, now: clock.now(), events });
     // What messageById would read back: the row just written, its author the caller read above.
-    return { body: messageBody({ ...row, user_name: author.name, user_email: author.email }) };
+    return {
+      body: messageBody({
+        ...message,
+        created_at: createdAt,
+        user_name: author.name,
+        user_email: author.email,
+      }),
+    };
   },
 
   async listMessages(ctx) {
@@ -463,7 +366,7 @@ export const chatHandlers = {
     const channel = await accessibleChannelOr404(db, auth, ctx.params.channelId);
     const author = await caller(db, auth.instanceId, auth.userId);
     const commandLine = ctx.body.commandLine as string;
-    const command = commandLine.split(' ')[0]!;
+    const [command = ''] = commandLine.split(' ');
     await db.transaction().execute(async (trx) => {
       await emitChatEvent(
         trx,

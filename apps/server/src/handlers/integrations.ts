@@ -4,7 +4,7 @@ import type { Schemas } from '../api-types.js';
 import { ChannelAccess, findAccessibleChannel, findChannel } from '../chat/access.js';
 import type { Database, IntegrationsTable, SubscriptionsTable } from '../db/schema.js';
 import { ApiProblem, badRequest } from '../errors.js';
-import { messageById, nextMessageTime } from './chat.js';
+import { messageById } from './chat.js';
 import { foundOr404, iso, notFoundProblem } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
 
@@ -245,11 +245,11 @@ export const integrationHandlers = {
   async postCallbackMessage(ctx) {
     const callback = ctx.callback;
     if (!callback) throw new Error('postCallbackMessage reached without a callback context');
-    const { db, clock } = ctx.services;
+    const { db, messages, clock } = ctx.services;
     const integration = await findIntegration(db, callback.instanceId, callback.integrationId);
     const channel = await findChannel(db, callback.instanceId, callback.channelId);
     if (!integration || !channel) throw notFoundProblem('channel', callback.channelId);
-    const row = {
+    const message = {
       id: randomUUID(),
       instance_id: callback.instanceId,
       channel_id: channel.id,
@@ -258,9 +258,8 @@ export const integrationHandlers = {
       // The description: a message posted through the callback appears under the integration's name.
       author_name: integration.name,
       text: ctx.body.content.text as string,
-      created_at: await nextMessageTime(db, channel.id, clock.now()),
     };
-    await db.insertInto('messages').values(row).execute();
-    return { body: await messageById(db, row.id) };
+    await messages.post({ message, now: clock.now(), events: [] });
+    return { body: await messageById(db, message.id) };
   },
 } satisfies Partial<HandlerMap>;
