@@ -6,6 +6,7 @@ export {
   rawExchange,
   rawHttpRequest,
 } from './http.js';
+export { type CheckLayersOptions, checkLayers, type LayerViolations } from './layers.js';
 export { freePort, portIsFree } from './ports.js';
 export {
   type StartedProcess,
