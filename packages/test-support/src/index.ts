@@ -24,3 +24,4 @@ export {
 export { type TestDatabase, testDatabaseUrl } from './test-database.js';
 export { type SelfSignedCertificate, selfSignedCertificate } from './tls.js';
 export { skippedTitle, type UnavailableOptions, unavailable } from './unavailable.js';
+export type { WalkStep } from './walk-step.js';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadBundle, namedExample, namedObjectExample, SpecValidator } from '@platform-api/contract-tests';
 import { startMock } from '@platform-api/mock';
-import { startReferenceServer } from '@platform-api/test-support';
+import { startReferenceServer, type WalkStep } from '@platform-api/test-support';
 import { type CommandResult, runCommand, tail } from './commands.js';
 import { type BundleName, type Cell, oapiCodegenModule } from './generators.js';
 import type { WalkStage } from './known-failures.js';
@@ -144,14 +144,6 @@ export interface WalkTarget {
   clientSecret: string;
   /** scopes, user, userUpdate, group, dataset, csv: the spec's examples (see the test). */
   fixtures: Record<string, unknown>;
-}
-
-export interface WalkStep {
-  name: string;
-  ok: boolean;
-  value?: unknown;
-  error?: string;
-  traceback?: string;
 }
 
 export interface Walk {

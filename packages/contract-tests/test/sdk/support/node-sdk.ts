@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { WalkStep } from '@platform-api/test-support';
 
 const walkScript = join(dirname(fileURLToPath(import.meta.url)), '..', 'domo_walk.cjs');
 
@@ -14,11 +15,8 @@ export interface NodeExchange {
   status: number;
 }
 
-export interface NodeWalkStep {
-  name: string;
-  ok: boolean;
-  value?: unknown;
-  error?: string;
+/** A step of the Node SDK's walk: the shared shape, with the HTTP exchanges the call made. */
+export interface NodeWalkStep extends WalkStep {
   exchanges: NodeExchange[];
 }
 

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type PythonVenv, pythonVenv } from '@platform-api/test-support';
+import { type PythonVenv, pythonVenv, type WalkStep } from '@platform-api/test-support';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../../../..');
@@ -32,18 +32,14 @@ export interface Exchange {
   responseBody: string | null;
 }
 
-export interface WalkStep {
-  name: string;
-  ok: boolean;
-  value?: unknown;
-  error?: string;
-  traceback?: string;
+/** A step of pydomo's walk: the shared shape, with the HTTP exchanges the call made. */
+export interface PydomoWalkStep extends WalkStep {
   exchanges: Exchange[];
 }
 
 export interface WalkRun {
   pydomo: string;
-  steps: WalkStep[];
+  steps: PydomoWalkStep[];
 }
 
 export interface WalkOptions {
@@ -94,7 +90,7 @@ export function runWalk(python: string, options: WalkOptions): Promise<WalkRun> 
 }
 
 /** A step's outcome for assertion messages: the error and the exact requests and answers. */
-export function describeStep(step: WalkStep | undefined): string {
+export function describeStep(step: PydomoWalkStep | undefined): string {
   if (!step) return 'the walk did not report this step';
   const exchanges = step.exchanges.map(
     (e) =>
