@@ -64,7 +64,7 @@ mkdirSync(join(dist, 'guides'), { recursive: true });
 mkdirSync(join(dist, 'assets'), { recursive: true });
 copyFileSync(join(siteDir, 'style.css'), join(dist, 'assets', 'site.css'));
 copyFileSync(join(siteDir, 'favicon.svg'), join(dist, 'assets', 'favicon.svg'));
-for (const script of ['try-it.js', 'console.js', 'site.js'])
+for (const script of ['try-it.js', 'console.js', 'site.js', 'theme.js'])
   copyFileSync(join(siteDir, script), join(dist, 'assets', script));
 // MiniSearch's browser build (its package exports only the module builds).
 copyFileSync(

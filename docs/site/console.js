@@ -23,7 +23,9 @@
     // Opened on its own, the console calls the local server the reference pages default to.
     const defaults = JSON.parse(defaultServers ?? '{}');
     const server =
-      params.get('server') || defaults[api] || (spec.servers?.[0] ? expand(spec.servers[0]) : location.origin);
+      params.get('server') ||
+      defaults[api] ||
+      (spec.servers?.[0] ? expand(spec.servers[0]) : location.origin);
     spec.servers = [{ url: server, description: 'The server picked in the reference' }];
     const op = params.get('op');
     if (op) {

@@ -1,47 +1,28 @@
 // The guides' and landing page's small helpers (the reference pages have Redoc's own):
-// - dark mode: follows the system until the reader picks, and shares the pick with Redoc's toggle
-//   (`redoc.colorMode` in localStorage), so every page of the site looks the same;
+// - a dark mode toggle (the mode itself is theme.js's, which runs before this);
 // - a Copy button on every code block;
 // - search over the guides: MiniSearch (assets/minisearch.js) over the index the build writes
 //   (assets/search-index.js: one entry per section of each guide).
 (() => {
-  const colorKey = 'redoc.colorMode';
   const root = document.currentScript?.dataset.root ?? '';
-  const stored = () => {
-    try {
-      return localStorage.getItem(colorKey);
-    } catch {
-      return null;
-    }
-  };
-  const systemDark = () => matchMedia('(prefers-color-scheme: dark)').matches;
-  const apply = (mode) => {
-    document.documentElement.classList.toggle('dark', mode === 'dark');
-    document.documentElement.classList.toggle('light', mode !== 'dark');
-  };
-  // Before the body renders: no white flash in dark mode.
-  const saved = stored();
-  apply(saved === 'dark' || saved === 'light' ? saved : systemDark() ? 'dark' : 'light');
+  const theme = globalThis.platformDocsTheme;
 
   function themeToggle(header) {
+    if (!theme) return;
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'theme-toggle';
     const label = () => {
-      const dark = document.documentElement.classList.contains('dark');
+      const dark = theme.isDark();
       button.textContent = dark ? 'Light mode' : 'Dark mode';
       button.setAttribute('aria-pressed', String(dark));
     };
     button.addEventListener('click', () => {
-      const mode = document.documentElement.classList.contains('dark') ? 'light' : 'dark';
-      apply(mode);
-      try {
-        localStorage.setItem(colorKey, mode);
-      } catch {
-        // storage disabled: the pick lasts for this page
-      }
+      theme.pick(theme.isDark() ? 'light' : 'dark');
       label();
     });
+    // A pick made in another page, or the system's change, moves the mode under the button.
+    new MutationObserver(label).observe(document.documentElement, { attributeFilter: ['class'] });
     label();
     header.append(button);
   }

@@ -150,10 +150,11 @@ function browserSuite() {
    * A page with every request that leaves 127.0.0.1 aborted and recorded, every failed or non-2xx
    * local request recorded, and console errors and uncaught exceptions collected.
    */
-  async function openPage() {
+  async function openPage(colorScheme: 'light' | 'dark' = 'light') {
     const context = await browser.newContext({
       viewport: { width: 1400, height: 1000 },
       serviceWorkers: 'block',
+      colorScheme,
     });
     const page = await context.newPage();
     const problems: Problems = { offMachine: [], failed: [], console: [] };
@@ -219,8 +220,12 @@ function browserSuite() {
   }
 
   /** Opens `path` in a fresh context, waits until it has settled, runs `use` on it, and closes the context. */
-  async function visit(path: string, use: (page: Page, problems: Problems) => Promise<void>) {
-    const { page, problems, close } = await openPage();
+  async function visit(
+    path: string,
+    use: (page: Page, problems: Problems) => Promise<void>,
+    colorScheme: 'light' | 'dark' = 'light',
+  ) {
+    const { page, problems, close } = await openPage(colorScheme);
     try {
       await page.goto(`${site.url}/${path}`);
       await settle(page, path);
@@ -567,6 +572,35 @@ function browserSuite() {
       expect(await seriousViolations(page), 'serious or critical axe-core violations, dark mode').toEqual([]);
       expect(problems.console).toEqual([]);
     });
+  }, 60_000);
+
+  it('shows the console dark when the system is, and lets a pick made elsewhere on the site win', async () => {
+    const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    let dark = '';
+    await visit(
+      'console.html?api=platform',
+      async (page, problems) => {
+        await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: startTimeoutMs() });
+        // html.dark: the site's dark style; html.dark-mode: Swagger UI's own.
+        expect(await page.evaluate(() => document.documentElement.className)).toMatch(
+          /\bdark\b.*\bdark-mode\b/,
+        );
+        dark = await background(page);
+        expect(await seriousViolations(page), 'serious or critical axe-core violations, dark mode').toEqual(
+          [],
+        );
+        // The reader picks light on another page of the site (Redoc's toggle, a guide's button).
+        await page.evaluate(() => localStorage.setItem('redoc.colorMode', 'light'));
+        await page.reload();
+        await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: startTimeoutMs() });
+        expect(await page.evaluate(() => document.documentElement.classList.contains('dark-mode'))).toBe(
+          false,
+        );
+        expect(await background(page)).not.toBe(dark);
+        expect(problems.console).toEqual([]);
+      },
+      'dark',
+    );
   }, 60_000);
 
   it('shows the content site reference', async () => {

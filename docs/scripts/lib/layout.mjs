@@ -29,17 +29,20 @@ export function siteHeader({ root, current }) {
 /**
  * A complete page. `current` is the page's path from the site root (marks the navigation); `aside`
  * is optional HTML for the side column (guides list, "On this page"); `head`, more HTML for the head;
- * `helpers: false` leaves out site.js (a page whose body a library renders).
+ * `helpers: false` leaves out site.js (a page whose body a library renders); theme.js is on every page.
  */
 export function page({ title, root, current, body, aside, footer = '', head = '', helpers = true }) {
-  // Dark mode, copy buttons and the guides' search (site.js); it runs in the head, before the body
-  // renders, so a dark page never flashes white.
-  const scripts = helpers
+  // Dark mode (theme.js, every page: it runs in the head, before the body renders, so a dark page never
+  // flashes white); its toggle, copy buttons and the guides' search (site.js).
+  const scripts = `<script src="${root}assets/theme.js"></script>
+${
+  helpers
     ? `<script src="${root}assets/minisearch.js" defer></script>
 <script src="${root}assets/search-index.js" defer></script>
 <script src="${root}assets/site.js" data-root="${root}"></script>
 `
-    : '';
+    : ''
+}`;
   return `<!doctype html>
 <html lang="en">
 <head>
