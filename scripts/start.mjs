@@ -91,7 +91,11 @@ const services = [
   {
     name: 'docs',
     command: ['node', 'docs/scripts/serve.mjs'],
-    env: { DOCS_PORT: String(ports.docs) },
+    // The docs' code samples, commands and console call the reference server where it runs (PORT, HTTPS).
+    env: {
+      DOCS_PORT: String(ports.docs),
+      DOCS_PLATFORM_SERVER_URL: `${serverScheme}://localhost:${ports.server}`,
+    },
     ready: `http://127.0.0.1:${ports.docs}/`,
     urls: [`Docs:                       http://localhost:${ports.docs}/`],
   },

@@ -109,6 +109,13 @@ for (const { alias, bundle, api, file, title, defaultServer } of references) {
   console.log(`built ${file} from ${alias}`);
 }
 
+// Where the pages point until the reader picks another server; the docs server (serve.mjs) swaps in
+// where the reference server really runs when `npm start` moved it.
+writeFileSync(
+  join(dist, 'assets', 'default-servers.json'),
+  `${JSON.stringify(Object.fromEntries(references.map(({ api, defaultServer }) => [api, defaultServer])), null, 2)}\n`,
+);
+
 const platform = readBundle('platform-public');
 const site = readBundle('site');
 

@@ -1,5 +1,5 @@
 // A small static file server for dist/ (used by `npm start` and by the browser test).
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,8 +80,33 @@ async function sendTestEvent(request, response) {
   }
 }
 
-/** Serves dist/ on host:port (0 picks a free port); resolves to { url, close }. */
-export function serveDocs({ port = 4000, host = '127.0.0.1' } = {}) {
+/**
+ * The platform reference server's address the build wrote into the pages (code samples, the console, the
+ * guides' commands: assets/default-servers.json), and a function that puts `platformServer` in its place,
+ * or undefined when there is nothing to replace.
+ */
+function serverRewrite(platformServer) {
+  const to = platformServer?.replace(/\/+$/, '');
+  if (!to) return undefined;
+  let from;
+  try {
+    from = JSON.parse(readFileSync(join(dist, 'assets', 'default-servers.json'), 'utf8')).platform;
+  } catch {
+    return undefined;
+  }
+  if (typeof from !== 'string' || from === to) return undefined;
+  // Not a longer port that starts the same (http://localhost:30001).
+  const pattern = new RegExp(`${from.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?!\\d)`, 'g');
+  return (text) => text.replace(pattern, () => to);
+}
+
+/**
+ * Serves dist/ on host:port (0 picks a free port); resolves to { url, close }. `platformServer`: where the
+ * platform reference server runs when that is not where the build pointed the pages (`npm start` passes
+ * it when `PORT` or HTTPS moves the server): pages and scripts are served with its address in their code
+ * samples, commands and console.
+ */
+export function serveDocs({ port = 4000, host = '127.0.0.1', platformServer } = {}) {
   const server = createServer((request, response) => {
     if (new URL(request.url ?? '/', 'http://x').pathname === '/try/trigger') {
       sendTestEvent(request, response).catch((error) => {
@@ -101,7 +126,13 @@ export function serveDocs({ port = 4000, host = '127.0.0.1' } = {}) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
     }
-    response.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+    const type = types[extname(file)] ?? 'application/octet-stream';
+    const rewrite = /^text\/(html|javascript)/.test(type) ? serverRewrite(platformServer) : undefined;
+    if (rewrite) {
+      response.writeHead(200, { 'content-type': type }).end(rewrite(readFileSync(file, 'utf8')));
+      return;
+    }
+    response.writeHead(200, { 'content-type': type });
     createReadStream(file).pipe(response);
   });
   return new Promise((resolve) => {
@@ -116,6 +147,9 @@ export function serveDocs({ port = 4000, host = '127.0.0.1' } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { url } = await serveDocs({ port: Number(process.env.DOCS_PORT ?? 4000) });
+  const { url } = await serveDocs({
+    port: Number(process.env.DOCS_PORT ?? 4000),
+    platformServer: process.env.DOCS_PLATFORM_SERVER_URL,
+  });
   console.log(`docs: ${url}/`);
 }
