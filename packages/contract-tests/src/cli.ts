@@ -123,7 +123,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (values['list-checks']) {
-    for (const [name, description] of Object.entries(CHECKS)) io.out(`${name.padEnd(30)} ${description}`);
+    for (const { name, description } of Object.values(CHECKS)) io.out(`${name.padEnd(30)} ${description}`);
     return 0;
   }
   const [api, ...extra] = positionals;

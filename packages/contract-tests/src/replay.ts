@@ -8,7 +8,7 @@ import { loadBundle, SpecValidator } from '@platform-api/validator';
 import type { CliIo } from './cli.js';
 import { type Answer, ContractClient, type SentRequest } from './client.js';
 import { valuesJoined } from './flags.js';
-import { NOT_REPLAYABLE, rejudge } from './run/rejudge.js';
+import { CHECKS, type Check, type Evidence, exchange } from './run/checks.js';
 import {
   casesOf,
   type ReportFile,
@@ -88,10 +88,7 @@ async function replay(argv: string[], io: CliIo): Promise<number> {
   const report = readReportFile(file);
   const failure = casesOf(report).find((candidate) => candidate.id === id);
   if (!failure) throw new ReplayUsage(`No case ${id} in ${file} (replay --list ${file} lists them)`);
-  if (NOT_REPLAYABLE.has(failure.check))
-    throw new ReplayUsage(
-      `case ${id} (${failure.check}) was not a request this suite sent: it cannot be replayed`,
-    );
+  judgeOf(failure);
 
   const validator = new SpecValidator(loadBundle(report.api === 'site' ? 'site' : 'platform'));
   const baseUrl = (values['base-url'] ?? report.target).replace(/\/+$/, '');
@@ -114,19 +111,54 @@ async function replay(argv: string[], io: CliIo): Promise<number> {
   );
   io.out(`  was: ${failure.status ?? 'no answer'} — ${failure.message.split('\n')[0]}`);
   io.out(`${request.method} ${stored.url}`);
-  const answer = await send(request);
+  const { evidence, problems } = await replayFailure(validator, failure, request, send);
+  const { answer } = evidence;
   io.out(`→ ${answer.status}`);
   for (const [name, value] of answer.headers) io.out(`  ${name}: ${value}`);
   if (answer.text) io.out(`\n${answer.text.slice(0, EXCERPT)}${answer.text.length > EXCERPT ? '…' : ''}\n`);
+  if (evidence.reference)
+    io.out(`compared with the check's reference request → ${evidence.reference.status}`);
+  io.out(`${failure.check}: ${problems.length > 0 ? problems.join('\n') : 'the answer passes'}`);
+  io.out(
+    problems.length > 0 ? `REPRODUCED: case ${id} still fails` : `NOT REPRODUCED: case ${id} passes now`,
+  );
+  return problems.length > 0 ? 1 : 0;
+}
 
-  const verdict = await rejudge(validator, failure, request, answer, send);
-  if (verdict.reproduces === undefined) {
-    io.out(`cannot judge: ${verdict.reason}`);
-    return 2;
-  }
-  io.out(`${failure.check}: ${verdict.reason}`);
-  io.out(verdict.reproduces ? `REPRODUCED: case ${id} still fails` : `NOT REPRODUCED: case ${id} passes now`);
-  return verdict.reproduces ? 1 : 0;
+/**
+ * Sends a stored failure's request (its secrets filled in) again, and the check's reference request after
+ * it where the check compares two answers, and judges the answer by the check's own rule.
+ */
+export async function replayFailure(
+  validator: SpecValidator,
+  failure: StoredFailure,
+  request: SentRequest,
+  send: (request: SentRequest) => Promise<Answer>,
+): Promise<{ evidence: Evidence; problems: string[] }> {
+  const judge = judgeOf(failure);
+  const operation = validator.operations.find(
+    (candidate) => candidate.kind === 'path' && candidate.operationId === failure.operationId,
+  );
+  if (!operation) throw new ReplayUsage(`case ${failure.id}: ${failure.operationId} is not in the spec`);
+  // The run sent as the other tenant what needs the other tenant's secrets.
+  const otherTenant = failure.secrets.some((name) => name.startsWith('OTHER_'));
+  const evidence = {
+    validator,
+    operation,
+    otherTenant,
+    ...(await exchange(CHECKS[failure.check], request, send)),
+  };
+  return { evidence, problems: judge(evidence) };
+}
+
+/** The rule of the failure's check; a check judged by more than an answer (webhooks, scenarios) has none. */
+function judgeOf(failure: StoredFailure): NonNullable<Check['judge']> {
+  const { judge } = CHECKS[failure.check];
+  if (!judge)
+    throw new ReplayUsage(
+      `case ${failure.id} (${failure.check}) is not judged by an answer alone: it cannot be replayed`,
+    );
+  return judge;
 }
 
 function describeCase(failure: StoredFailure): string {

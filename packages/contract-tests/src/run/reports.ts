@@ -231,10 +231,10 @@ export function toHtml(report: RunReport): string {
     (
       failure,
     ) => `<li id="case-${html(ids.get(failure) ?? '')}"><h3>${html(failure.check)} — ${html(failure.operationId)} <small>${html(failure.phase)} phase, case <code>${html(ids.get(failure) ?? '')}</code></small></h3>
-<p>${html(failure.message)}</p><p class="check">${html(CHECKS[failure.check])}</p>
+<p>${html(failure.message)}</p><p class="check">${html(CHECKS[failure.check].description)}</p>
 <pre>${html(failure.curl)}</pre><pre class="answer">${html(`${failure.status ?? 'no answer'} ${failure.excerpt}`)}</pre></li>`,
   );
-  const checkRows = Object.entries(CHECKS).map(([name, description]) => {
+  const checkRows = Object.values(CHECKS).map(({ name, description }) => {
     const results = report.results.filter((result) => result.check === name);
     const state = results.some((r) => r.outcome === 'failed')
       ? 'failed'

@@ -3,7 +3,14 @@
 // operation) passed, failed (with a curl line) or skipped with its reason.
 import type { Operation, Problem, SpecValidator } from '@platform-api/validator';
 import type { Answer, CallOptions, CallResult, ContractClient, SentRequest } from '../client.js';
-import { type CheckName, type PhaseName, RESPONSE_CHECKS } from './checks.js';
+import {
+  CHECKS,
+  type CheckName,
+  type Evidence,
+  exchange,
+  type PhaseName,
+  RESPONSE_CHECKS,
+} from './checks.js';
 import { redact, redactRequest, toCurl } from './curl.js';
 
 export interface Failure {
@@ -272,20 +279,50 @@ export class Session {
     });
   }
 
-  /** Records the response-check problems of a call (and a pass for each check that held). */
+  /** Records the response checks of a call; returns whether they all held. */
   checkResponse(result: CallResult, client: ContractClient = this.client): boolean {
-    const problems = this.responseProblems(result);
+    const evidence = { operation: result.operation, request: result.request, answer: result };
+    let held = true;
+    for (const check of RESPONSE_CHECKS) held = this.judge(check, evidence, { client }) && held;
+    return held;
+  }
+
+  /**
+   * Sends a check's probe (and its reference request, for a check that compares two answers), counting
+   * them: the exchange that check judges.
+   */
+  async exchange(
+    check: CheckName,
+    operation: Operation,
+    request: SentRequest,
+    client: ContractClient = this.client,
+  ): Promise<Omit<Evidence, 'validator'>> {
+    const sent = await exchange(CHECKS[check], request, (outgoing) => this.send(operation, outgoing, client));
+    return { operation, ...sent, otherTenant: client !== this.client };
+  }
+
+  /**
+   * Judges an exchange by a check's rule and records the verdict; returns whether the check held.
+   * `context`: what the run knows about why the request was sent, added to a failure's message.
+   */
+  judge(
+    check: CheckName,
+    evidence: Omit<Evidence, 'validator'>,
+    { context, client = this.client }: { context?: string; client?: ContractClient } = {},
+  ): boolean {
+    const { judge } = CHECKS[check];
+    if (!judge || !this.enabled(check, evidence.operation.operationId)) return true;
+    const problems = judge({ validator: this.validator, ...evidence });
     for (const problem of problems) {
       this.fail(
-        problem.check,
-        result.operation,
-        problem.message,
-        { request: result.request, answer: result },
+        check,
+        evidence.operation,
+        context ? `${problem} (${context})` : problem,
+        { request: evidence.request, answer: evidence.answer },
         client,
       );
     }
-    const failed = new Set<string>(problems.map((problem) => problem.check));
-    for (const check of RESPONSE_CHECKS) if (!failed.has(check)) this.pass(check, result.operation);
+    if (problems.length === 0) this.pass(check, evidence.operation);
     return problems.length === 0;
   }
 

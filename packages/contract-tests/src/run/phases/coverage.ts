@@ -14,7 +14,7 @@ import {
 } from '../requests.js';
 import type { Session } from '../session.js';
 import { coverageValues } from '../values/index.js';
-import { judge, skipUngenerable } from './judge.js';
+import { judgeCall, skipUngenerable } from './judge.js';
 
 export async function coveragePhase(session: Session): Promise<void> {
   for (const operation of session.operations) {
@@ -36,7 +36,7 @@ async function coverOperation(session: Session, operation: Operation): Promise<v
         if (part.location === 'path' && (value === '' || value === null)) continue;
         if (!valid && !sendableInvalid(part, value)) continue;
         const result = await session.call(operation, withPart(base, part, value));
-        judge(
+        judgeCall(
           session,
           result,
           undetermined
@@ -50,7 +50,7 @@ async function coverOperation(session: Session, operation: Operation): Promise<v
         // The base body (or, when the base has none, an empty object) as bytes that are no JSON text.
         for (const malformed of malformedBodies(base.body ?? {})) {
           const result = await session.call(operation, withPart(base, part, malformed.bytes));
-          judge(session, result, {
+          judgeCall(session, result, {
             valid: false,
             violates: `body: ${malformed.label}`,
             check: 'malformed_json_body',
@@ -60,7 +60,7 @@ async function coverOperation(session: Session, operation: Operation): Promise<v
       if (!part.required) {
         // Left out, the optional part must not change whether the request is acceptable.
         const result = await session.call(operation, withPart(base, part, undefined));
-        judge(session, result, { valid: true });
+        judgeCall(session, result, { valid: true });
       }
     }
   }

@@ -6,7 +6,7 @@ import type { CallOptions } from '../../client.js';
 import { baseRequest } from '../requests.js';
 import type { Session } from '../session.js';
 import { requestBodySchema } from '../values/index.js';
-import { judge } from './judge.js';
+import { judgeCall } from './judge.js';
 
 const SAFE_METHODS = new Set(['get', 'head', 'options']);
 
@@ -15,7 +15,7 @@ export async function examplesPhase(session: Session): Promise<void> {
     let request = baseRequest(session.validator, operation, session.seed, session.text);
     if (!SAFE_METHODS.has(operation.method)) request = uniqueRequest(session, operation, request);
     const result = await session.call(operation, request);
-    judge(session, result, { valid: true });
+    judgeCall(session, result, { valid: true });
   }
 }
 

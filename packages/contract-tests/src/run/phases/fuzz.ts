@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { CallResult } from '../../client.js';
 import { type GeneratedRequest, negativeRequests, positiveRequests } from '../requests.js';
 import type { Session } from '../session.js';
-import { type Expectation, judge, skipUngenerable } from './judge.js';
+import { type Expectation, judgeCall, skipUngenerable } from './judge.js';
 
 export async function fuzzPhase(session: Session): Promise<void> {
   for (const [index, operation] of session.operations.entries()) {
@@ -55,7 +55,7 @@ async function explore(
   // request is recorded.
   const property = fc.asyncProperty(requests, async (request) => {
     const result = await session.call(operation, request.options);
-    return judge(session, result, expectation(request));
+    return judgeCall(session, result, expectation(request));
   });
   session.quiet = true;
   const outcome = await fc.check(property, { seed, numRuns: session.maxExamples }).finally(() => {
@@ -64,7 +64,7 @@ async function explore(
   const minimal = outcome.counterexample?.[0];
   if (outcome.failed && minimal) {
     const result: CallResult = await session.call(operation, minimal.options);
-    judge(session, result, expectation(minimal));
+    judgeCall(session, result, expectation(minimal));
   } else if (outcome.failed && outcome.errorInstance) {
     throw outcome.errorInstance;
   }

@@ -6,7 +6,6 @@ import type { CallResult } from '../../client.js';
 import type { Session } from '../session.js';
 import { documentedRefusal } from '../spec-rules.js';
 import { GenerationError } from '../values/index.js';
-import { isClientError, MALFORMED_REQUEST } from '../verdicts.js';
 
 export type Expectation =
   | { valid: true }
@@ -18,9 +17,9 @@ export type Expectation =
  * Records the checks for one answer; returns whether everything held. A request its schemas allow but the
  * spec's own rules refuse (run/spec-rules.ts) is expected to be refused, like one that breaks a schema.
  */
-export function judge(session: Session, result: CallResult, expected: Expectation): boolean {
-  let held = session.checkResponse(result);
-  const exchange = { request: result.request, answer: result };
+export function judgeCall(session: Session, result: CallResult, expected: Expectation): boolean {
+  const held = session.checkResponse(result);
+  const evidence = { operation: result.operation, request: result.request, answer: result };
   let expectation = expected;
   if (expectation.valid === true) {
     const refusal = documentedRefusal(session.validator, result.operation, result.request);
@@ -28,28 +27,10 @@ export function judge(session: Session, result: CallResult, expected: Expectatio
     if (refusal)
       expectation = refusal.certain ? { valid: false, violates: refusal.reason } : { valid: 'unknown' };
   }
-  if (expectation.valid === true) {
-    if (MALFORMED_REQUEST.has(result.status)) {
-      session.fail(
-        'positive_data_acceptance',
-        result.operation,
-        `a schema-valid request was refused with ${result.status}`,
-        exchange,
-      );
-      held = false;
-    } else session.pass('positive_data_acceptance', result.operation);
-  } else if (expectation.valid === false) {
+  if (expectation.valid === true) return session.judge('positive_data_acceptance', evidence) && held;
+  if (expectation.valid === false) {
     const check = expectation.check ?? 'negative_data_rejection';
-    if (isClientError(result.status)) session.pass(check, result.operation);
-    else {
-      session.fail(
-        check,
-        result.operation,
-        `a request that breaks the schema (${expectation.violates}) was answered ${result.status}`,
-        exchange,
-      );
-      held = false;
-    }
+    return session.judge(check, evidence, { context: expectation.violates }) && held;
   }
   return held;
 }
