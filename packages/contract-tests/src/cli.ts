@@ -5,6 +5,7 @@
 // Exit code 0 when every check passed; 1 when a check failed; 2 for wrong arguments; 3 when the run stopped
 // (the target could not be used, stopped answering, or throttled it past its budget).
 import { parseArgs } from 'node:util';
+import { type CliIo, processIo } from './command-line.js';
 import { valuesJoined } from './flags.js';
 import { REPLAY_USAGE, runReplay } from './replay.js';
 import { applyBaseline } from './run/baseline.js';
@@ -86,16 +87,6 @@ const OPTIONS: Record<string, FlagOption> = Object.assign(
   SHARED_OPTIONS,
   ...Object.values(TARGETS).map((target) => target.options),
 );
-
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const processIo: CliIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   try {

@@ -5,8 +5,8 @@
 // cannot be used (no token, nothing answering).
 import { parseArgs } from 'node:util';
 import { loadBundle, SpecValidator } from '@platform-api/validator';
-import type { CliIo } from './cli.js';
 import { type Answer, ContractClient, type SentRequest } from './client.js';
+import type { CliIo } from './command-line.js';
 import { valuesJoined } from './flags.js';
 import { CHECKS, type Check, type Evidence, exchange } from './run/checks.js';
 import {

@@ -3,7 +3,12 @@
 // `RateLimit-Reset`), and sends a request again after a 429 once the advertised wait (`Retry-After`, else
 // `RateLimit-Reset`) is over — within a budget for the whole run. Past the budget the run stops with that
 // cause (TargetThrottled) instead of reporting every 429 as a failed check.
-import type { Answer } from './client.js';
+
+/** What the throttle reads of an answer: its status and its rate-limit headers. */
+interface ThrottledAnswer {
+  status: number;
+  headers: Headers;
+}
 
 /** Thrown when the target keeps a run waiting longer than its throttle budget. */
 export class TargetThrottled extends Error {}
@@ -51,7 +56,7 @@ export class Throttle {
    * Sends through `send`, waiting as the target asks; returns the first answer that is not a 429. Throws
    * TargetThrottled when the waits would exceed the budget.
    */
-  async run(send: () => Promise<Answer>): Promise<Answer> {
+  async run<A extends ThrottledAnswer>(send: () => Promise<A>): Promise<A> {
     for (let retries = 0; ; retries++) {
       if (this.resumeAt > this.now()) await this.wait(this.resumeAt - this.now());
       await this.pace();

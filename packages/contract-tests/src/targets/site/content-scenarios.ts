@@ -5,7 +5,7 @@
 // and what needs a user's capabilities are WordPress's alone.
 import assert from 'node:assert/strict';
 import { type Json, MISSING_ID, NO_ROLES, type SiteHarness } from './harness.js';
-import type { Scenario } from './scenario.js';
+import { refusalScenarios, type Scenario } from './scenario.js';
 
 export const CONTENT_TYPES = [
   { noun: 'Post', route: 'posts', plural: 'Posts', revisions: true, trash: true },
@@ -229,7 +229,8 @@ export function contentScenarios(h: SiteHarness, type: ContentType): Scenario[] 
         h.expectWpError(unknownParent, 'rest_post_invalid_parent');
       },
     },
-    ...h.refusalScenarios(
+    ...refusalScenarios(
+      h,
       `/wp/v2/${route}`,
       (operation): Record<string, number> =>
         operation.path.includes('{parent}')

@@ -19,7 +19,6 @@ import { exampleRequest } from '../../examples.js';
 import type { Session } from '../../run/session.js';
 import { olderThan, wpNoRoute, wpSince } from '../../versions.js';
 import { pngImage } from './png.js';
-import type { Scenario } from './scenario.js';
 
 // Response bodies are already checked against their schemas by the validator; scenarios only read them.
 // biome-ignore lint/suspicious/noExplicitAny: see above
@@ -300,27 +299,6 @@ export class SiteHarness {
           : await this.call(operation.operationId, status, request, this.subscriber);
       if (this.wordpress) assert.equal((refused.json as Json).data.status, status, refused.text);
     }
-  }
-
-  /**
-   * The two scenarios of who is refused under `prefix` (see refusesUnauthorised); a user without the rights
-   * needs WordPress's roles.
-   */
-  refusalScenarios(
-    prefix: string,
-    pathFor: (operation: Operation) => Record<string, string | number>,
-  ): Scenario[] {
-    return [
-      {
-        name: 'refuses anonymous callers (401)',
-        run: () => this.refusesUnauthorised('anonymous', prefix, pathFor),
-      },
-      {
-        name: 'refuses users without the rights (403)',
-        notApplicable: this.needsWordPress(NO_ROLES),
-        run: () => this.refusesUnauthorised('subscriber', prefix, pathFor),
-      },
-    ];
   }
 }
 

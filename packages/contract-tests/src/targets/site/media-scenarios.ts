@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { CallOptions } from '../../client.js';
 import { assertIncludesAll, type Json, MISSING_ID, NO_ROLES, type SiteHarness } from './harness.js';
 import { pngImage } from './png.js';
-import type { Scenario } from './scenario.js';
+import { refusalScenarios, type Scenario } from './scenario.js';
 
 /** Why an anonymous edit context is WordPress's to refuse (as for posts). */
 const EDIT_CONTEXT =
@@ -185,7 +185,7 @@ export function mediaScenarios(h: SiteHarness): Scenario[] {
         });
       },
     },
-    ...h.refusalScenarios('/wp/v2/media', () => ({ id })),
+    ...refusalScenarios(h, '/wp/v2/media', () => ({ id })),
     {
       name: 'refuses to trash (501), deletes with force',
       run: async () => {

@@ -3,9 +3,10 @@
 // reason it does not apply to the target). Scenarios of a group run in order and share what they create.
 import { AssertionError } from 'node:assert';
 import { inspect } from 'node:util';
+import type { Operation } from '@platform-api/validator';
 import type { SentRequest } from '../../client.js';
 import { TargetThrottled } from '../../throttle.js';
-import type { Exchange, SiteHarness } from './harness.js';
+import { type Exchange, NO_ROLES, type SiteHarness } from './harness.js';
 
 export interface Scenario {
   name: string;
@@ -85,4 +86,26 @@ export function describeFailure(error: unknown): string {
     text += `\n   expected: ${show(error.expected)}\n   actual:   ${show(error.actual)}`;
   }
   return text.slice(0, 2000);
+}
+
+/**
+ * The two scenarios of who is refused under `prefix` (see SiteHarness.refusesUnauthorised); a user without
+ * the rights needs WordPress's roles.
+ */
+export function refusalScenarios(
+  h: SiteHarness,
+  prefix: string,
+  pathFor: (operation: Operation) => Record<string, string | number>,
+): Scenario[] {
+  return [
+    {
+      name: 'refuses anonymous callers (401)',
+      run: () => h.refusesUnauthorised('anonymous', prefix, pathFor),
+    },
+    {
+      name: 'refuses users without the rights (403)',
+      notApplicable: h.needsWordPress(NO_ROLES),
+      run: () => h.refusesUnauthorised('subscriber', prefix, pathFor),
+    },
+  ];
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { CallOptions } from '../../client.js';
 import { type Json, MISSING_ID, type SiteHarness } from './harness.js';
-import type { Scenario } from './scenario.js';
+import { refusalScenarios, type Scenario } from './scenario.js';
 
 export const TEMPLATE_TYPES = [
   { noun: 'Template', route: 'templates', plural: 'Templates', extra: {} },
@@ -223,7 +223,7 @@ export function templateScenarios(h: SiteHarness, type: TemplateType): Scenario[
         h.expectWpError(unknownParent, 'rest_post_invalid_parent');
       },
     },
-    ...h.refusalScenarios(`/wp/v2/${route}`, (operation): Record<string, string | number> => {
+    ...refusalScenarios(h, `/wp/v2/${route}`, (operation): Record<string, string | number> => {
       if (!operation.path.includes('{parent}')) return { id };
       const ownId = operation.path.includes('/revisions/') ? revisionIds.at(0) : autosaveId;
       // Where they are not served, the example ids are as good as any (see refusesUnauthorised).
