@@ -132,7 +132,7 @@ declare module 'fastify' {
  * forbid the character; a client's text may hold one), then at most `max` characters, a longer text
  * ending with an ellipsis — never cut between the two halves of a surrogate pair.
  */
-function fit(text: string, max: number): string {
+function fittedText(text: string, max: number): string {
   const written = text.replaceAll('\u0000', '\\u0000');
   if (written.length <= max) return written;
   const end = max - 1;
@@ -157,12 +157,12 @@ export function apiErrorBody(
     statusReason: STATUS_CODES[error.status] ?? 'Error',
     toe: error.toe,
   };
-  if (error.path !== undefined) body.path = fit(error.path, max.path);
-  if (error.message !== undefined) body.message = fit(error.message, max.message);
+  if (error.path !== undefined) body.path = fittedText(error.path, max.path);
+  if (error.message !== undefined) body.message = fittedText(error.message, max.message);
   if (error.details && error.details.length > 0) {
     body.details = error.details.slice(0, max.details).map((d) => ({
-      field: fit(d.field, max.field),
-      message: fit(d.message, max.detail),
+      field: fittedText(d.field, max.field),
+      message: fittedText(d.message, max.detail),
     }));
   }
   return body;
@@ -198,7 +198,7 @@ export function sendOAuthError(reply: FastifyReply, problem: OAuthProblem): Fast
   for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
   const body: Record<string, unknown> = {
     error: problem.error,
-    error_description: fit(problem.description, reply.server.errorLimits.description),
+    error_description: fittedText(problem.description, reply.server.errorLimits.description),
   };
   if (problem.options.scope !== undefined) body.scope = problem.options.scope;
   return reply

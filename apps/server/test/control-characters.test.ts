@@ -1,10 +1,11 @@
 import { rawExchange } from '@platform-api/test-support';
 import { type Operation, resolveLocal } from '@platform-api/validator';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ApiResponse } from './helpers/api.js';
 import { describeEachDialect } from './helpers/databases.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
 import { doc, operations, schemaProblems } from './helpers/spec-validator.js';
+import { unlimitedServerForSuite } from './helpers/unlimited-server.js';
 
 /*
  * The one rule for control characters (server README, "Text in requests"; the spec's info.description):
@@ -54,11 +55,9 @@ const fieldsOf = (res: ApiResponse): string[] =>
 describeEachDialect('one rule for control characters, on every body-taking operation, on %s', (dialect) => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite(dialect, (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   /** The operation called with its credentials and ids that exist nowhere (the text check comes first). */
   function send(
@@ -220,11 +219,9 @@ describeEachDialect('one rule for control characters, on every body-taking opera
 describeEachDialect('the same rule for parameters and headers, on %s', (dialect) => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite(dialect, (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   it('refuses NUL in a path or declared query parameter, naming it; ignores undeclared parameters', async () => {
     const path = await server.call('GET', '/v1/chat/channels/a%00b', { token });

@@ -1,8 +1,9 @@
 import { rawHttpRequest } from '@platform-api/test-support';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeEachDialect } from './helpers/databases.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
 import { operations } from './helpers/spec-validator.js';
+import { unlimitedServerForSuite } from './helpers/unlimited-server.js';
 
 /*
  * Every operation of the spec, hit with junk: odd path parameters, bodies of the wrong shape and type,
@@ -23,11 +24,9 @@ const JUNK_BODIES: unknown[] = [
 describeEachDialect('every operation survives junk on %s', (dialect) => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite(dialect, (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   for (const op of operations) {
     it(`${op.operationId} (${op.method.toUpperCase()} ${op.path})`, async () => {
@@ -61,11 +60,9 @@ describeEachDialect('every operation survives junk on %s', (dialect) => {
 describeEachDialect('an empty body is no body, whatever its Content-Type, on %s', (dialect) => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite(dialect, (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   const bodiless = operations.filter((op) => !op.requestBody?.required);
   it('covers every operation without a required body', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { doc, findOperation, responseProblems } from './helpers/spec-validator.js';
+import { unlimitedServerForSuite } from './helpers/unlimited-server.js';
 
 /*
  * The limits the spec sets (spec/spectral/platform.yaml asks for them on every string, integer and array)
@@ -15,11 +16,9 @@ const parameters = doc.components.parameters;
 describe('limits from the spec, at the boundary (sqlite)', () => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer('sqlite', { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite('sqlite', (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   /** The response conforms to the operation's documented response for its status. */
   function expectConforms(

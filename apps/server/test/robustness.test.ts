@@ -3,16 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from './helpers/databases.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { operations, schemaProblems } from './helpers/spec-validator.js';
+import { unlimitedServerForSuite } from './helpers/unlimited-server.js';
 
 /** Writes raw bytes to the server and reads until it closes the connection. */
 describe('malformed and hostile requests (sqlite)', () => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer('sqlite', { rateLimit: { max: 1_000_000, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite('sqlite', (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   const auth = () => ({ authorization: `Bearer ${token}` });
 
@@ -354,11 +353,9 @@ describe('NUL characters and shutdown (sqlite)', () => {
 describeEachDialect('values at the edges of the spec, and concurrency, on %s', (dialect) => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite(dialect, (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   it('pages past the end with any offset the spec allows, and refuses larger ones with a documented 400', async () => {
     const group = await server.call('POST', '/v1/groups', { token, json: { name: 'Offsets' } });

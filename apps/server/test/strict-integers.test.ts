@@ -1,8 +1,9 @@
 import { resolveLocal } from '@platform-api/validator';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeEachDialect } from './helpers/databases.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
 import { doc, operations } from './helpers/spec-validator.js';
+import { unlimitedServerForSuite } from './helpers/unlimited-server.js';
 
 /*
  * An integer parameter is an optional `-` and decimal digits. Spellings that JavaScript's Number() reads
@@ -31,11 +32,9 @@ it('the bundle has integer path and query parameters to check', () => {
 describeEachDialect('integer parameters spelled otherwise are 400 (%s)', (dialect) => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token();
+  unlimitedServerForSuite(dialect, (suite) => {
+    ({ server, token } = suite);
   });
-  afterAll(async () => server?.close());
 
   for (const { op, location, name } of integerParameters) {
     it(`${op.operationId}: ${location} ${name}`, async () => {
