@@ -105,6 +105,7 @@ function serverRewrite(platformServer) {
  * platform reference server runs when that is not where the build pointed the pages (`npm start` passes
  * it when `PORT` or HTTPS moves the server): pages and scripts are served with its address in their code
  * samples, commands and console.
+ * @param {{ port?: number, host?: string, platformServer?: string }} [options]
  */
 export function serveDocs({ port = 4000, host = '127.0.0.1', platformServer } = {}) {
   const server = createServer((request, response) => {
