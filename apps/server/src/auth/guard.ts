@@ -41,9 +41,9 @@ declare module 'fastify' {
 }
 
 function parseBasic(header: string | undefined): { id: string; secret: string } | undefined {
-  const match = header ? /^Basic +([A-Za-z0-9+/=._~-]+) *$/i.exec(header) : null;
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const encoded = header ? /^Basic +([A-Za-z0-9+/=._~-]+) *$/i.exec(header)?.[1] : undefined;
+  if (encoded === undefined) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return undefined;
   // RFC 6749 §2.3.1: id and secret are form-urlencoded before Base64; plain values decode to themselves.
@@ -118,14 +118,14 @@ function countRequest(limiter: RateLimiter, request: FastifyRequest, key: string
 /** The bearer token's whole check: form, signature and revocation, rate limit, then the scopes. */
 async function checkBearer(request: FastifyRequest, deps: GuardDependencies, scopes: string[]) {
   const header = request.headers.authorization;
-  const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
-  if (!match) {
+  const token = header ? /^Bearer +(\S+) *$/i.exec(header)?.[1] : undefined;
+  if (token === undefined) {
     countRequest(deps.limiter, request, `ip:${request.ip}`);
     throw new ApiProblem(401, 'Full authentication is required to access this resource', {
       headers: { 'www-authenticate': BEARER_REALM },
     });
   }
-  const auth = await verifyAccessToken(deps.tokens, match[1]!);
+  const auth = await verifyAccessToken(deps.tokens, token);
   if (!auth) {
     countRequest(deps.limiter, request, `ip:${request.ip}`);
     throw new OAuthProblem(401, 'invalid_token', INVALID_TOKEN, {

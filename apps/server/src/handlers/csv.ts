@@ -21,7 +21,7 @@ export function parseCsv(text: string): string[][] {
   let line = 1;
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   for (let i = 0; i < input.length; i++) {
-    const c = input[i]!;
+    const c = input.charAt(i);
     if (quoted) {
       if (c === '"') {
         if (input[i + 1] === '"') {

@@ -49,12 +49,17 @@ async function findDataset(db: Kysely<Database>, instanceId: number, id: string,
   return query.executeTakeFirst();
 }
 
+interface Sort {
+  column: 'name' | 'updated_at' | 'created_at' | 'id' | 'touched';
+  desc: boolean;
+}
+
+/** The order when the query names none, and of the orders whose data the server does not keep. */
+const BY_NAME: Sort = { column: 'name', desc: false };
+
 /** Sort orders of listDatasets → column and direction. Card and error-state orders have no data here: by name. */
-const SORTS: Record<
-  string,
-  { column: 'name' | 'updated_at' | 'created_at' | 'id' | 'touched'; desc: boolean }
-> = {
-  name: { column: 'name', desc: false },
+const SORTS: Record<string, Sort> = {
+  name: BY_NAME,
   nameDescending: { column: 'name', desc: true },
   lastTouched: { column: 'touched', desc: true },
   lastTouchedAscending: { column: 'touched', desc: false },
@@ -62,17 +67,25 @@ const SORTS: Record<
   lastUpdatedAscending: { column: 'updated_at', desc: false },
   createdAt: { column: 'created_at', desc: true },
   createdAtAscending: { column: 'created_at', desc: false },
-  cardCount: { column: 'name', desc: false },
-  cardCountAscending: { column: 'name', desc: false },
-  cardViewCount: { column: 'name', desc: false },
-  cardViewCountAscending: { column: 'name', desc: false },
-  errorState: { column: 'name', desc: false },
+  cardCount: BY_NAME,
+  cardCountAscending: BY_NAME,
+  cardViewCount: BY_NAME,
+  cardViewCountAscending: BY_NAME,
+  errorState: BY_NAME,
   errorStateDescending: { column: 'name', desc: true },
   dataSourceId: { column: 'id', desc: false },
 };
 
-const VALUE_CHECKS: Record<string, { test: (v: string) => boolean; expected: string }> = {
-  STRING: { test: () => true, expected: 'text' },
+interface ValueCheck {
+  test: (v: string) => boolean;
+  expected: string;
+}
+
+/** Any text: a STRING column's check, and that of a type without one of its own. */
+const ANY_TEXT: ValueCheck = { test: () => true, expected: 'text' };
+
+const VALUE_CHECKS: Record<string, ValueCheck> = {
+  STRING: ANY_TEXT,
   LONG: { test: (v) => /^[+-]?\d{1,19}$/.test(v), expected: 'an integer' },
   DECIMAL: { test: (v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v), expected: 'a number' },
   DOUBLE: { test: (v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v), expected: 'a number' },
@@ -120,9 +133,10 @@ function parseImport(text: string, columns: DatasetColumn[]): string[][] {
       });
       return;
     }
-    record.forEach((value, i) => {
-      const column = columns[i]!;
-      const check = VALUE_CHECKS[column.type] ?? VALUE_CHECKS.STRING!;
+    columns.forEach((column, i) => {
+      // As many fields as columns (checked above).
+      const value = record[i] ?? '';
+      const check = VALUE_CHECKS[column.type] ?? ANY_TEXT;
       if (value !== '' && !check.test(value.trim())) {
         // A column's name is the client's text: written as every field key is (control characters escaped).
         problems.push({
@@ -142,7 +156,7 @@ export const datasetHandlers = {
   async listDatasets(ctx) {
     const auth = requireAuth(ctx);
     const { db } = ctx.services;
-    const sort = SORTS[ctx.query.sort as string] ?? SORTS.name!;
+    const sort = SORTS[ctx.query.sort as string] ?? BY_NAME;
     let query = db
       .selectFrom('datasets')
       .selectAll()

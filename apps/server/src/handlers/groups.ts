@@ -126,8 +126,10 @@ export const groupHandlers = {
     }
     const changes: Partial<GroupRow> = {};
     if (body.name !== undefined) changes.name = body.name;
-    if (body.active !== undefined) changes.active = flag(toBoolean(body.active)!);
-    if (body.default !== undefined) changes.is_default = flag(toBoolean(body.default)!);
+    const active = toBoolean(body.active);
+    const isDefault = toBoolean(body.default);
+    if (active !== undefined) changes.active = flag(active);
+    if (isDefault !== undefined) changes.is_default = flag(isDefault);
     const updated = await db
       .updateTable('groups')
       .set({ ...changes, updated_at: clock.now() })

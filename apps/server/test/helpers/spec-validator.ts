@@ -15,6 +15,13 @@ export function findOperation(method: string, path: string): Operation | undefin
   return validator.findOperation(method, path);
 }
 
+/** The spec's operation for a request; throws when the spec has none (a test's own mistake). */
+export function operationAt(method: string, path: string): Operation {
+  const op = validator.findOperation(method, path);
+  if (!op) throw new Error(`the spec has no operation for ${method} ${path}`);
+  return op;
+}
+
 export function responseProblems(op: Operation, status: number, headers: Headers, text: string): string[] {
   return validator.validateResponse(op, { status, headers, body: text }).map((problem) => problem.message);
 }
