@@ -9,6 +9,9 @@ import { createSpecAjv, isJsonMediaType, isObject, joinPointer, SPEC_ID } from '
 import { CALLBACK_CHALLENGE, type ChatEvents } from './events.js';
 import { sendJson } from './json-response.js';
 
+/** Where the endpoint listens unless told: this machine only. */
+export const CALLBACK_HOST = '127.0.0.1';
+
 /** The JSON body limit the spec's PayloadTooLarge response states (1 MiB). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -84,7 +87,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
       sendJson(response, result.status, result.answer, result.headers);
     });
   });
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? CALLBACK_HOST;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());

@@ -63,6 +63,9 @@ export function deliveryHeaders(options: {
   return headers;
 }
 
+/** The delivery's deadline, the spec's: what the service waits for a receiver. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
 /** One POST, no redirects followed, one deadline for the whole exchange (as the service's sender). */
 export function deliver(
   target: URL,
@@ -70,7 +73,7 @@ export function deliver(
   body: string,
   options: DeliveryOptions = {},
 ): Promise<Delivery> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve) => {
     let settled = false;
     const settle = (delivery: Delivery) => {

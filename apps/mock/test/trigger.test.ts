@@ -314,4 +314,19 @@ describe('the CLI', () => {
       stderr: expect.stringContaining('Unknown event type NO_SUCH_EVENT'),
     });
   });
+
+  it('exits 2, naming the option, on a value an option refuses, and on an unknown flag', async () => {
+    for (const [args, named] of [
+      [['trigger', 'MESSAGE_POSTED', '--to', receiverUrl, '--wait', 'soon'], '--wait'],
+      [['trigger', 'MESSAGE_POSTED', '--to', receiverUrl, '--header', 'no colon'], '--header'],
+      [['trigger', 'MESSAGE_POSTED', '--to', receiverUrl, '--no-such-flag'], '--no-such-flag'],
+      [['platform', '--max-items', '0'], '--max-items'],
+    ] as const) {
+      await expect(run(process.execPath, [cli, ...args]), args.join(' ')).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(named),
+      });
+    }
+    expect(received).toEqual([]);
+  });
 });
