@@ -27,6 +27,20 @@
       defaults[api] ||
       (spec.servers?.[0] ? expand(spec.servers[0]) : location.origin);
     spec.servers = [{ url: server, description: 'The server picked in the reference' }];
+    // A path's own parameters given by reference (`/v1/users/{id}`'s `id`) are shown unresolved, as an
+    // unnamed "any", when Swagger UI renders the operation expanded at once (`op`): they are given inline.
+    const resolve = (value) =>
+      typeof value?.$ref === 'string' && value.$ref.startsWith('#/')
+        ? value.$ref
+            .slice(2)
+            .split('/')
+            .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+            .reduce((node, part) => node?.[part], spec)
+        : value;
+    for (const item of Object.values(spec.paths ?? {})) {
+      if (Array.isArray(item.parameters))
+        item.parameters = item.parameters.map((parameter) => resolve(parameter) ?? parameter);
+    }
     const op = params.get('op');
     if (op) {
       for (const [path, item] of Object.entries(spec.paths ?? {})) {

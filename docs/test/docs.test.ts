@@ -603,6 +603,15 @@ function browserSuite() {
     );
   }, 60_000);
 
+  it("names a path's own parameters in the console of one operation", async () => {
+    await visit('console.html?api=platform&op=getUser&embed=1', async (page, problems) => {
+      const names = page.locator('.swagger-ui .parameters-col_name');
+      await names.nth(1).waitFor({ timeout: startTimeoutMs() });
+      expect((await names.allInnerTexts()).slice(1).join('\n')).toMatch(/^id\b[\s\S]*\(path\)/);
+      expect(problems.console).toEqual([]);
+    });
+  }, 60_000);
+
   it('shows the content site reference', async () => {
     await visit('site.html', async (page) => {
       expect(await page.locator('.menu-content').innerText()).toMatch(/posts/i);
