@@ -39,6 +39,19 @@ export function mutations(
   // An object where text travels is a form body: its fields are broken one at a time, never its type.
   const form = !body && depth === 0 && types.length === 1 && types[0] === 'object';
   const structured = (body || form) && depth < MAX_DEPTH;
+  return [
+    ...valueMutations(node, types, body, form),
+    ...(body && types.includes('array') && depth < MAX_DEPTH
+      ? arrayMutations(validator, located, options, depth)
+      : []),
+    ...(structured && types.includes('object')
+      ? objectMutations(validator, located, options, depth, body)
+      : []),
+  ];
+}
+
+/** The value replaced outright: another type, null, outside the enum or the bounds, a broken format. */
+function valueMutations(node: JsonObject, types: string[], body: boolean, form: boolean): Mutation[] {
   const found: Mutation[] = [];
   const constant = (label: string, value: unknown) => found.push({ label, apply: () => value });
   if (types.length > 0 && !form) {
@@ -68,12 +81,9 @@ export function mutations(
   if (typeof node.format === 'string' && FORMATS[node.format])
     constant(`format ${node.format}`, `not-a-${node.format}`);
   if (typeof node.pattern === 'string') {
-    for (const candidate of ['', ' ', '!', '~~~', 'ÿ', '\u0000']) {
-      if (!new RegExp(node.pattern, 'u').test(candidate)) {
-        constant(`pattern ${node.pattern}`, candidate);
-        break;
-      }
-    }
+    const pattern = new RegExp(node.pattern, 'u');
+    const candidate = ['', ' ', '!', '~~~', 'ÿ', '\u0000'].find((text) => !pattern.test(text));
+    if (candidate !== undefined) constant(`pattern ${node.pattern}`, candidate);
   }
   // A pattern or format may forbid control characters; where no constraint does, positive values carry them.
   const textConstraint =
@@ -88,69 +98,90 @@ export function mutations(
       describe: ({ control }) => `${textConstraint}: the control character ${quoted(control)}`,
       apply: (base, { control }) => (typeof base === 'string' ? withControlCharacter(base, control) : base),
     });
-  if (body && types.includes('array') && depth < MAX_DEPTH) {
-    if (typeof node.minItems === 'number' && node.minItems > 0)
+  return found;
+}
+
+/** An array's items too few, too many, repeated, or one of them broken. */
+function arrayMutations(
+  validator: SpecValidator,
+  located: Located,
+  options: GenerationOptions,
+  depth: number,
+): Mutation[] {
+  const { node } = located;
+  const found: Mutation[] = [];
+  const { minItems, maxItems } = node;
+  if (typeof minItems === 'number' && minItems > 0)
+    found.push({
+      label: `minItems (${minItems}) − 1`,
+      apply: (base) => (Array.isArray(base) ? base.slice(0, minItems - 1) : base),
+    });
+  if (typeof maxItems === 'number')
+    found.push({
+      label: `maxItems (${maxItems}) + 1`,
+      apply: (base) =>
+        Array.isArray(base) && base.length > 0
+          ? Array.from({ length: maxItems + 1 }, (_, i) => base[i % base.length])
+          : base,
+    });
+  if (node.uniqueItems === true)
+    found.push({
+      label: 'uniqueItems: a duplicate',
+      apply: (base) => (Array.isArray(base) && base.length > 0 ? [...base, base[0]] : base),
+    });
+  if (node.items !== undefined) {
+    for (const inner of mutations(validator, child(located, 'items'), options, depth + 1)) {
       found.push({
-        label: `minItems (${node.minItems}) − 1`,
-        apply: (base) => (Array.isArray(base) ? base.slice(0, (node.minItems as number) - 1) : base),
+        label: `items: ${inner.label}`,
+        describe: (noise) => `items: ${describeMutation(inner, noise)}`,
+        apply: (base, noise) =>
+          Array.isArray(base) && base.length > 0 ? [inner.apply(base[0], noise), ...base.slice(1)] : base,
       });
-    if (typeof node.maxItems === 'number')
-      found.push({
-        label: `maxItems (${node.maxItems}) + 1`,
-        apply: (base) =>
-          Array.isArray(base) && base.length > 0
-            ? Array.from({ length: (node.maxItems as number) + 1 }, (_, i) => base[i % base.length])
-            : base,
-      });
-    if (node.uniqueItems === true)
-      found.push({
-        label: 'uniqueItems: a duplicate',
-        apply: (base) => (Array.isArray(base) && base.length > 0 ? [...base, base[0]] : base),
-      });
-    if (node.items !== undefined) {
-      for (const inner of mutations(validator, child(located, 'items'), options, depth + 1)) {
-        found.push({
-          label: `items: ${inner.label}`,
-          describe: (noise) => `items: ${describeMutation(inner, noise)}`,
-          apply: (base, noise) =>
-            Array.isArray(base) && base.length > 0 ? [inner.apply(base[0], noise), ...base.slice(1)] : base,
-        });
-      }
     }
   }
-  if (structured && types.includes('object')) {
-    const properties = isObject(node.properties) ? node.properties : {};
-    for (const name of Array.isArray(node.required) ? (node.required as string[]) : []) {
+  return found;
+}
+
+/** An object's required property left out, a property it does not allow, or one of its properties broken. */
+function objectMutations(
+  validator: SpecValidator,
+  located: Located,
+  options: GenerationOptions,
+  depth: number,
+  body: boolean,
+): Mutation[] {
+  const { node } = located;
+  const found: Mutation[] = [];
+  const properties = isObject(node.properties) ? node.properties : {};
+  for (const name of Array.isArray(node.required) ? (node.required as string[]) : []) {
+    found.push({
+      label: `${name}: required, left out`,
+      apply: (base) => (isObject(base) ? omit(base, name) : base),
+    });
+  }
+  const closed = node.additionalProperties === false || node.unevaluatedProperties === false;
+  // Form fields are plain text: one plain unknown name; a JSON body gets the noise's (control characters).
+  if (closed && !body)
+    found.push({
+      label: 'an unknown property',
+      apply: (base) => (isObject(base) ? { ...base, unknownPropertyX9: 1 } : base),
+    });
+  if (closed && body)
+    found.push({
+      label: 'an unknown property',
+      describe: ({ property }) => `an unknown property ${quoted(property.name)}`,
+      apply: (base, { property }) =>
+        isObject(base) && !(property.name in properties)
+          ? { ...base, [property.name]: property.value }
+          : base,
+    });
+  for (const name of Object.keys(properties)) {
+    for (const inner of mutations(validator, child(located, 'properties', name), options, depth + 1)) {
       found.push({
-        label: `${name}: required, left out`,
-        apply: (base) => (isObject(base) ? omit(base, name) : base),
+        label: `${name}: ${inner.label}`,
+        describe: (noise) => `${name}: ${describeMutation(inner, noise)}`,
+        apply: (base, noise) => (isObject(base) ? { ...base, [name]: inner.apply(base[name], noise) } : base),
       });
-    }
-    const closed = node.additionalProperties === false || node.unevaluatedProperties === false;
-    // Form fields are plain text: one plain unknown name; a JSON body gets the noise's (control characters).
-    if (closed && !body)
-      found.push({
-        label: 'an unknown property',
-        apply: (base) => (isObject(base) ? { ...base, unknownPropertyX9: 1 } : base),
-      });
-    if (closed && body)
-      found.push({
-        label: 'an unknown property',
-        describe: ({ property }) => `an unknown property ${quoted(property.name)}`,
-        apply: (base, { property }) =>
-          isObject(base) && !(property.name in properties)
-            ? { ...base, [property.name]: property.value }
-            : base,
-      });
-    for (const name of Object.keys(properties)) {
-      for (const inner of mutations(validator, child(located, 'properties', name), options, depth + 1)) {
-        found.push({
-          label: `${name}: ${inner.label}`,
-          describe: (noise) => `${name}: ${describeMutation(inner, noise)}`,
-          apply: (base, noise) =>
-            isObject(base) ? { ...base, [name]: inner.apply(base[name], noise) } : base,
-        });
-      }
     }
   }
   return found;
