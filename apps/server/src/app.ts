@@ -123,7 +123,6 @@ async function createServices(
   const storage = new StorageHealth(logger);
   return {
     db: database.db,
-    dialect: database.dialect,
     messages: database.messages,
     clock,
     storage,

@@ -6,12 +6,11 @@ import type { Clock } from './clock.js';
 import type { ServerConfig } from './config.js';
 import type { StorageHealth } from './db/faults.js';
 import type { MessageStore } from './db/message-store.js';
-import type { Database, Dialect } from './db/schema.js';
+import type { Database } from './db/schema.js';
 
 /** What every handler can use. One instance per app (app.ts builds it). */
 export interface Services {
   db: Kysely<Database>;
-  dialect: Dialect;
   /** Chat messages as they are posted, each with its events and the channel's next time. */
   messages: MessageStore;
   clock: Clock;

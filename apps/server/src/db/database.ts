@@ -8,6 +8,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { registerDirectReader } from './compiled-query.js';
 import { type MessageStore, postgresMessageStore, sqliteMessageStore } from './message-store.js';
 import { migrateToLatest } from './migrations.js';
+import { type OutboxStore, postgresOutboxStore, sqliteOutboxStore } from './outbox-store.js';
 import { createPostgresListener, type Listen } from './postgres-listener.js';
 import { withNamedStatements } from './postgres-statements.js';
 import { type Database, type Dialect, OUTBOX_CHANNEL } from './schema.js';
@@ -50,6 +51,8 @@ export interface DatabaseHandle {
   outbox: OutboxSignal;
   /** Chat messages as they are posted (message-store.ts). */
   messages: MessageStore;
+  /** The webhook dispatcher's statements on the outbox (outbox-store.ts). */
+  deliveries: OutboxStore;
   /**
    * Rejects, with the driver's error or one like it, when the database would refuse a write: readiness
    * runs it after a storage fault (db/faults.ts) to tell when writes work again.
@@ -149,6 +152,7 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
     db,
     dialect: 'postgres',
     messages: postgresMessageStore(db),
+    deliveries: postgresOutboxStore(db),
     changes: {
       async notify(trx, channel, payload) {
         await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
@@ -227,6 +231,7 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
     db,
     dialect: 'sqlite',
     messages: sqliteMessageStore(db),
+    deliveries: sqliteOutboxStore(db),
     changes: {
       notify: async () => {},
       changedElsewhere() {

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { DatabaseHandle } from './database.js';
+import type { Database } from './schema.js';
 
 /*
  * Storage faults: the database is unreachable (PostgreSQL restarting, the network gone) or refuses writes
@@ -147,7 +147,7 @@ export class StorageHealth {
    * Readiness: the database answers a query and, during an episode, takes a write again (without one,
    * a server out of its load balancer for a full disk would never get the write that clears it).
    */
-  async check(database: Pick<DatabaseHandle, 'db' | 'probeWrite'>): Promise<boolean> {
+  async check(database: { db: Kysely<Database>; probeWrite(): Promise<void> }): Promise<boolean> {
     try {
       await sql`select 1`.execute(database.db);
       if (this.episode) {

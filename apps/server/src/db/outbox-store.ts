@@ -1,11 +1,12 @@
-// The dispatcher's statements on the `event_deliveries` outbox, each a small function taking the database
-// (as graphile-worker's getJob/completeJob/failJob): claim due rows under a lease, read what an attempt
-// needs, record outcomes, hand back rows held by a cap or a breaker, keep each subscription's circuit
-// breaker, and disable a subscription whose receiver answered 410 Gone.
-import { type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
+// The dispatcher's statements on the `event_deliveries` outbox (as graphile-worker's getJob/completeJob/
+// failJob): claim due rows under a lease with what their attempts read, record outcomes, hand back rows
+// held by a cap or a breaker, keep each subscription's circuit breaker, and disable a subscription whose
+// receiver answered 410 Gone. One store per database: the claim and the outcomes differ between SQLite
+// and PostgreSQL, the rest is shared.
+import { type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
-import { compiledQuery } from '../db/compiled-query.js';
-import type { Database, Dialect, EventDeliveriesTable } from '../db/schema.js';
+import { compiledQuery } from './compiled-query.js';
+import type { Database, EventDeliveriesTable } from './schema.js';
 
 /** The columns a claim reads. */
 const CLAIMED_COLUMNS = [
@@ -24,13 +25,86 @@ const CLAIMED_COLUMNS = [
 const SUBSCRIPTION_COLUMNS = ['id', 'disabled_at', 'breaker_failures', 'breaker_open_until'] as const;
 const INTEGRATION_COLUMNS = ['id', 'signing_secret'] as const;
 
+/** A claimed row, with its subscription and integration as the claim found them (undefined: deleted). */
 export type ClaimedDelivery = Pick<Selectable<EventDeliveriesTable>, (typeof CLAIMED_COLUMNS)[number]> & {
-  /**
-   * The row's subscription and integration as the claim found them, undefined for one deleted: PostgreSQL
-   * reads them in the claim's statement. Absent (SQLite, whose reads cost no round trip): the attempt reads them.
-   */
-  read?: { subscription: DeliverySubscription | undefined; integration: DeliveryIntegration | undefined };
+  subscription: DeliverySubscription | undefined;
+  integration: DeliveryIntegration | undefined;
 };
+
+/** What an attempt leaves on its row: done (delivered, failed) or pending with the next attempt's time. */
+export type DeliveryOutcome = {
+  status: 'pending' | 'delivered' | 'failed';
+  next_attempt_at?: number;
+  delivered_at?: number;
+  last_status: number | null;
+  last_error: string | null;
+};
+
+/** A subscription's circuit breaker after a failure was counted on it. */
+export type BreakerState = { failures: number; openUntil: number | null };
+
+export interface OutboxStore {
+  /**
+   * Locks up to `limit` due rows for `leaseMs`, counts the attempt on each, and returns them with their
+   * subscriptions and integrations. Rows of a subscription whose circuit breaker is open are not due.
+   */
+  claim(claim: Claim): Promise<ClaimedDelivery[]>;
+  /**
+   * Writes outcomes, each only while `workerId` still holds the row's lease (otherwise the new holder
+   * decides), all in one statement. Returns, in order, whether each was written.
+   */
+  recordOutcomes(
+    workerId: string,
+    outcomes: ReadonlyArray<{ id: string; outcome: DeliveryOutcome }>,
+    now: number,
+  ): Promise<boolean[]>;
+  /** Hands claimed rows back untried: unlocked, the attempt the claim counted taken back. */
+  release(workerId: string, ids: readonly string[]): Promise<void>;
+  /** 410 Gone: disables the subscription and closes its pending deliveries. */
+  disableSubscription(subscriptionId: string, deliveryId: string, now: number): Promise<void>;
+  /** Half-open breaker: takes the one probe until `probeUntil`; false when someone else took it. */
+  takeBreakerProbe(subscriptionId: string, now: number, probeUntil: number): Promise<boolean>;
+  /** Counts a failed attempt on the breaker, opening it at the threshold; undefined: no subscription. */
+  recordBreakerFailure(
+    subscriptionId: string,
+    options: { now: number; threshold: number; cooldownMs: number },
+  ): Promise<BreakerState | undefined>;
+  /** A success closes the breaker. */
+  closeBreaker(subscriptionId: string): Promise<void>;
+}
+
+export function sqliteOutboxStore(db: Kysely<Database>): OutboxStore {
+  return {
+    ...sharedStatements(db),
+    claim: (claim) => claimSqlite(db, claim),
+    recordOutcomes: (workerId, outcomes, now) =>
+      writeOutcomes(db, outcomes, (json) => writeOutcomesSqlite(json, workerId, now)),
+  };
+}
+
+export function postgresOutboxStore(db: Kysely<Database>): OutboxStore {
+  return {
+    ...sharedStatements(db),
+    claim: (claim) => claimPostgres(db, claim),
+    recordOutcomes: (workerId, outcomes, now) =>
+      writeOutcomes(db, outcomes, (json, ids) => writeOutcomesPostgres(json, ids, workerId, now)),
+  };
+}
+
+function sharedStatements(db: Kysely<Database>) {
+  return {
+    release: (workerId: string, ids: readonly string[]) => releaseDeliveries(db, workerId, ids),
+    disableSubscription: (subscriptionId: string, deliveryId: string, now: number) =>
+      disableSubscription(db, subscriptionId, deliveryId, now),
+    takeBreakerProbe: (subscriptionId: string, now: number, probeUntil: number) =>
+      takeBreakerProbe(db, subscriptionId, now, probeUntil),
+    recordBreakerFailure: (
+      subscriptionId: string,
+      options: { now: number; threshold: number; cooldownMs: number },
+    ) => recordBreakerFailure(db, subscriptionId, options),
+    closeBreaker: (subscriptionId: string) => closeBreaker(db, subscriptionId),
+  };
+}
 
 export interface Claim {
   /** Written to `locked_by`: only this worker may record the outcome. */
@@ -42,17 +116,10 @@ export interface Claim {
   excludeSubscriptions?: readonly string[];
 }
 
-/**
- * Locks up to `limit` due rows for `leaseMs` and counts the attempt on each; returns them. Rows of a
- * subscription whose circuit breaker is open (`breaker_open_until` in the future) are not due.
- */
-export async function claimDeliveries(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  claim: Claim,
-): Promise<ClaimedDelivery[]> {
+/** The rows a claim takes: due, not locked, their breaker not open, their subscription not excluded. */
+function dueRows(db: Kysely<Database>, claim: Claim) {
   const { now } = claim;
-  let due = db
+  const due = db
     .selectFrom('event_deliveries')
     .select('id')
     .where('status', '=', 'pending')
@@ -71,31 +138,52 @@ export async function claimDeliveries(
     .orderBy('next_attempt_at')
     .limit(claim.limit);
   const excluded = claim.excludeSubscriptions ?? [];
-  if (excluded.length > 0) due = due.where('subscription_id', 'not in', excluded);
-  // PostgreSQL: rows another instance is claiming right now are skipped, not waited for. SQLite: the
-  // single UPDATE … RETURNING statement is atomic (one writer at a time), which is the whole claim.
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  const lock = (creator: QueryCreator<Database>) =>
-    creator
-      .updateTable('event_deliveries')
-      .set((eb) => ({
-        locked_until: now + claim.leaseMs,
-        locked_by: claim.workerId,
-        // Counted at claim time, so an attempt cut short by a crash still counts towards the schedule
-        // (a payload that kills the process cannot be retried forever).
-        attempts: eb('attempts', '+', 1),
-      }))
-      .where('id', 'in', due)
-      .returning(CLAIMED_COLUMNS);
-  if (dialect !== 'postgres') {
-    const rows = await lock(db).execute();
-    return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
-  }
-  // PostgreSQL: what each attempt reads first, its subscription and integration, read with the claimed rows
-  // in the same statement (a CTE around the UPDATE … RETURNING, each read as a JSON object, null when
-  // deleted): two round trips fewer a claim.
+  return excluded.length > 0 ? due.where('subscription_id', 'not in', excluded) : due;
+}
+
+/** Locks the rows `due` selects under this worker's lease, counting the attempt. */
+function lockRows(creator: QueryCreator<Database>, due: ReturnType<typeof dueRows>, claim: Claim) {
+  return creator
+    .updateTable('event_deliveries')
+    .set((eb) => ({
+      locked_until: claim.now + claim.leaseMs,
+      locked_by: claim.workerId,
+      // Counted at claim time, so an attempt cut short by a crash still counts towards the schedule
+      // (a payload that kills the process cannot be retried forever).
+      attempts: eb('attempts', '+', 1),
+    }))
+    .where('id', 'in', due)
+    .returning(CLAIMED_COLUMNS);
+}
+
+/**
+ * SQLite: the single UPDATE … RETURNING statement is atomic (one writer at a time), which is the whole
+ * claim; the subscriptions and integrations are then read for all the rows at once (no round trip).
+ */
+async function claimSqlite(db: Kysely<Database>, claim: Claim): Promise<ClaimedDelivery[]> {
+  const rows = await lockRows(db, dueRows(db, claim), claim).execute();
+  if (rows.length === 0) return [];
+  const [subscriptions, integrations] = await Promise.all([
+    findSubscriptions(db, [...new Set(rows.map((row) => row.subscription_id))]),
+    findIntegrations(db, [...new Set(rows.map((row) => row.integration_id))]),
+  ]);
+  return rows.map((row) => ({
+    ...row,
+    attempts: Number(row.attempts),
+    subscription: subscriptions.get(row.subscription_id),
+    integration: integrations.get(row.integration_id),
+  }));
+}
+
+/**
+ * PostgreSQL: rows another instance is claiming right now are skipped, not waited for; the subscription
+ * and integration of each row are read in the same statement (a CTE around the UPDATE … RETURNING, each
+ * read as a JSON object, null when deleted): one round trip.
+ */
+async function claimPostgres(db: Kysely<Database>, claim: Claim): Promise<ClaimedDelivery[]> {
+  const due = dueRows(db, claim).forUpdate().skipLocked();
   const rows = await db
-    .with('claimed', lock)
+    .with('claimed', (creator) => lockRows(creator, due, claim))
     .selectFrom('claimed')
     .selectAll('claimed')
     .select((eb) => [
@@ -116,7 +204,8 @@ export async function claimDeliveries(
   return rows.map(({ subscription, integration, ...row }) => ({
     ...row,
     attempts: Number(row.attempts),
-    read: { subscription: subscription ?? undefined, integration: integration ?? undefined },
+    subscription: subscription ?? undefined,
+    integration: integration ?? undefined,
   }));
 }
 
@@ -137,9 +226,9 @@ export type DeliveryIntegration = NonNullable<Awaited<ReturnType<typeof selectIn
 
 /**
  * The subscriptions with these ids as they are now (deleted ones are missing). One id: the compiled
- * query; several (the attempts a claim started together): one query for all.
+ * query; several: one query for all.
  */
-export async function findSubscriptions(
+async function findSubscriptions(
   db: Kysely<Database>,
   ids: readonly string[],
 ): Promise<Map<string, DeliverySubscription>> {
@@ -151,7 +240,7 @@ export async function findSubscriptions(
 }
 
 /** The integrations with these ids as they are now (deleted ones are missing), like findSubscriptions. */
-export async function findIntegrations(
+async function findIntegrations(
   db: Kysely<Database>,
   ids: readonly string[],
 ): Promise<Map<string, DeliveryIntegration>> {
@@ -162,27 +251,14 @@ export async function findIntegrations(
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** What an attempt leaves on its row: done (delivered, failed) or pending with the next attempt's time. */
-export type DeliveryOutcome = {
-  status: 'pending' | 'delivered' | 'failed';
-  next_attempt_at?: number;
-  delivered_at?: number;
-  last_status: number | null;
-  last_error: string | null;
-};
-
 /**
- * Writes outcomes, each only while `workerId` still holds the row's lease (otherwise the new holder
- * decides), all of them in one statement: one round trip and one commit however many attempts finished
- * together. The outcomes travel as one JSON parameter, so the SQL text is the same for any number (one
- * prepared statement). Returns, in order, whether each was written.
+ * Writes the outcomes with the store's statement, to which they travel as one JSON parameter, so the SQL
+ * text is the same for any number (one prepared statement).
  */
-export async function recordOutcomes(
+async function writeOutcomes(
   db: Kysely<Database>,
-  dialect: Dialect,
-  workerId: string,
   outcomes: ReadonlyArray<{ id: string; outcome: DeliveryOutcome }>,
-  now: number,
+  statement: (json: string, ids: string[]) => RawBuilder<{ id: string }>,
 ): Promise<boolean[]> {
   if (outcomes.length === 0) return [];
   const json = JSON.stringify(
@@ -195,20 +271,9 @@ export async function recordOutcomes(
       last_error: outcome.last_error,
     })),
   );
-  const written = new Set(
-    (
-      await (dialect === 'postgres'
-        ? writeOutcomesPostgres(
-            json,
-            outcomes.map(({ id }) => id),
-            workerId,
-            now,
-          )
-        : writeOutcomesSqlite(json, workerId, now)
-      ).execute(db)
-    ).rows.map((row) => row.id),
-  );
-  return outcomes.map(({ id }) => written.has(id));
+  const ids = outcomes.map(({ id }) => id);
+  const written = new Set((await statement(json, ids).execute(db)).rows.map((row) => row.id));
+  return ids.map((id) => written.has(id));
 }
 
 // A row not pending any more was closed meanwhile (410 Gone disabled its subscription): left as it is.
@@ -255,7 +320,7 @@ const writeOutcomesPostgres = (json: string, ids: string[], workerId: string, no
  * 410 Gone: disables the subscription and closes every pending delivery for it, in one transaction;
  * `deliveryId`, the delivery that was answered 410, keeps that status.
  */
-export async function disableSubscription(
+async function disableSubscription(
   db: Kysely<Database>,
   subscriptionId: string,
   deliveryId: string,
@@ -291,7 +356,7 @@ export async function disableSubscription(
  * Hands claimed rows back untried (a cap had no room, or the breaker holds them): unlocked, and the
  * attempt the claim counted is taken back, so holding a row back never spends its retries.
  */
-export async function releaseDeliveries(
+async function releaseDeliveries(
   db: Kysely<Database>,
   workerId: string,
   ids: readonly string[],
@@ -311,7 +376,7 @@ export async function releaseDeliveries(
  * deadline), so that no other attempt — of this worker or another instance — goes meanwhile. False when
  * someone else took it first or the breaker is not half-open any more.
  */
-export async function takeBreakerProbe(
+async function takeBreakerProbe(
   db: Kysely<Database>,
   subscriptionId: string,
   now: number,
@@ -332,11 +397,11 @@ export async function takeBreakerProbe(
  * it was a probe that failed) the breaker opens until `now + cooldownMs`, and the subscription's waiting
  * rows are moved to that time, so that claims do not walk over them meanwhile. Returns the new state.
  */
-export async function recordBreakerFailure(
+async function recordBreakerFailure(
   db: Kysely<Database>,
   subscriptionId: string,
   options: { now: number; threshold: number; cooldownMs: number },
-): Promise<{ failures: number; openUntil: number | null } | undefined> {
+): Promise<BreakerState | undefined> {
   const { now, threshold, cooldownMs } = options;
   const openUntil = now + cooldownMs;
   const row = await db
@@ -369,7 +434,7 @@ export async function recordBreakerFailure(
 }
 
 /** A success closes the breaker: no failures counted, nothing held. */
-export async function closeBreaker(db: Kysely<Database>, subscriptionId: string): Promise<void> {
+async function closeBreaker(db: Kysely<Database>, subscriptionId: string): Promise<void> {
   await db
     .updateTable('subscriptions')
     .set({ breaker_failures: 0, breaker_open_until: null })

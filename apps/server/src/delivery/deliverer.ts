@@ -1,7 +1,7 @@
 // One claimed delivery from its attempt to its recorded outcome: checks that its subscription and
 // integration still want it, mints the callback token, builds the headers, sends (sender.ts), and records
 // what came of it — delivered, retry later (schedule.ts), failed, or its subscription disabled on 410.
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import {
   insertCallbackTokens,
@@ -11,30 +11,17 @@ import {
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import { storageFault } from '../db/faults.js';
-import type { Database, Dialect } from '../db/schema.js';
+import type { ClaimedDelivery, DeliveryOutcome, OutboxStore } from '../db/outbox-store.js';
+import type { CallbackTokensTable, Database } from '../db/schema.js';
+import { batch, fulfilled, type ItemResults } from '../db/turn-batch.js';
 import { deliveryHeaders } from './headers.js';
-import {
-  type ClaimedDelivery,
-  closeBreaker,
-  type DeliveryIntegration,
-  type DeliveryOutcome,
-  type DeliverySubscription,
-  disableSubscription,
-  findIntegrations,
-  findSubscriptions,
-  recordBreakerFailure,
-  recordOutcomes,
-  releaseDeliveries,
-  takeBreakerProbe,
-} from './outbox.js';
 import { nextRetryDelayMs } from './schedule.js';
 import { type AttemptOutcome, createSender, type Sender } from './sender.js';
 import { parseAllowList } from './ssrf.js';
-import { TickBatch, TickLoader } from './tick-batch.js';
 
 export interface DelivererOptions {
   db: Kysely<Database>;
-  dialect: Dialect;
+  outbox: OutboxStore;
   logger: Logger;
   clock: Clock;
   /** The claims' `locked_by`: outcomes are recorded only on rows this worker still holds. */
@@ -45,7 +32,7 @@ export interface DelivererOptions {
   random: () => number;
 }
 
-/** A subscription's circuit breaker as read with the attempt (outbox.ts keeps it). */
+/** A subscription's circuit breaker as the claim read it (db/outbox-store.ts keeps it). */
 interface Breaker {
   failures: number;
   /** null: closed; future: open; past: half-open. */
@@ -57,20 +44,21 @@ interface Breaker {
 /** Delivers the rows one dispatcher claims, over its own connections to the receivers. */
 export class Deliverer {
   private readonly sender: Sender;
-  /** Callback tokens minted in the same turn, stored in one statement before their attempts are sent. */
-  private readonly tokens: TickBatch<MintedCallbackToken['row']>;
-  /** Each attempt reads its subscription and integration; the attempts of one claim, in one query each. */
-  private readonly subscriptions: TickLoader<string, DeliverySubscription>;
-  private readonly integrations: TickLoader<string, DeliveryIntegration>;
-  /** Outcomes waiting to be written: the attempts that finished in the same turn of the event loop. */
-  private unrecorded: Array<{ id: string; outcome: DeliveryOutcome; settle: (error?: unknown) => void }> = [];
+  /** Stores a minted callback token, in one statement with those of the other attempts of its turn. */
+  private readonly storeToken: (row: Insertable<CallbackTokensTable>) => Promise<void>;
+  /** Records an attempt's outcome, in one statement with those of the other attempts of its turn. */
+  private readonly recordOutcome: (outcome: { id: string; outcome: DeliveryOutcome }) => Promise<void>;
   private retrying = true;
 
   constructor(private readonly options: DelivererOptions) {
     const { settings } = options;
-    this.tokens = new TickBatch((rows) => insertCallbackTokens(options.db, rows));
-    this.subscriptions = new TickLoader((ids) => findSubscriptions(options.db, ids));
-    this.integrations = new TickLoader((ids) => findIntegrations(options.db, ids));
+    this.storeToken = batch(async (rows: Array<Insertable<CallbackTokensTable>>) => {
+      await insertCallbackTokens(options.db, rows);
+      return fulfilled(rows.map(() => undefined));
+    });
+    this.recordOutcome = batch((outcomes: Array<{ id: string; outcome: DeliveryOutcome }>) =>
+      this.writeOutcomes(outcomes),
+    );
     this.sender = createSender({
       timeoutMs: settings.timeoutMs,
       allowList: parseAllowList(settings.allowList),
@@ -126,7 +114,7 @@ export class Deliverer {
           last_error: null,
         });
         if (breaker.failures > 0 || breaker.openUntil !== null) {
-          await closeBreaker(this.options.db, row.subscription_id);
+          await this.options.outbox.closeBreaker(row.subscription_id);
           if (breaker.probe || breaker.openUntil !== null) {
             logger.info({ subscriptionId: row.subscription_id }, 'webhook circuit breaker closed');
           }
@@ -137,7 +125,7 @@ export class Deliverer {
           { ...log, subscriptionId: row.subscription_id },
           'webhook receiver answered 410 Gone: subscription disabled',
         );
-        await disableSubscription(this.options.db, row.subscription_id, row.id, now);
+        await this.options.outbox.disableSubscription(row.subscription_id, row.id, now);
         return outcome.kind;
       case 'permanent':
         logger.error({ ...log, error: outcome.error }, 'webhook delivery failed permanently');
@@ -187,14 +175,7 @@ export class Deliverer {
   private async attempt(
     row: ClaimedDelivery,
   ): Promise<'held' | { outcome: AttemptOutcome; breaker: Breaker }> {
-    const { db } = this.options;
-    // As the claim read them, or read now (the attempts of one claim together).
-    const [subscription, integration] = row.read
-      ? [row.read.subscription, row.read.integration]
-      : await Promise.all([
-          this.subscriptions.load(row.subscription_id),
-          this.integrations.load(row.integration_id),
-        ]);
+    const { subscription, integration } = row;
     const closed: Breaker = { failures: 0, openUntil: null, probe: false };
     const permanent = (error: string) => ({
       outcome: { kind: 'permanent', status: null, error } as const,
@@ -210,7 +191,7 @@ export class Deliverer {
       probe: false,
     };
     if (!(await this.breakerLetsGo(row, breaker))) {
-      await releaseDeliveries(db, this.options.workerId, [row.id]);
+      await this.options.outbox.release(this.options.workerId, [row.id]);
       return 'held';
     }
     return { outcome: await this.send(row, integration.signing_secret), breaker };
@@ -221,12 +202,12 @@ export class Deliverer {
    * attempt of whichever instance takes it first.
    */
   private async breakerLetsGo(row: ClaimedDelivery, breaker: Breaker): Promise<boolean> {
-    const { db, clock, settings, logger } = this.options;
+    const { outbox, clock, settings, logger } = this.options;
     if (breaker.openUntil === null) return true;
     const now = clock.now();
     if (breaker.openUntil > now) return false;
     // The probe holds the breaker until its own deadline: if its process dies, another may go then.
-    const probe = await takeBreakerProbe(db, row.subscription_id, now, now + settings.timeoutMs + 1000);
+    const probe = await outbox.takeBreakerProbe(row.subscription_id, now, now + settings.timeoutMs + 1000);
     breaker.probe = probe;
     if (probe) {
       logger.info(
@@ -239,8 +220,8 @@ export class Deliverer {
 
   /** A failed attempt counts on the breaker; at the threshold (or a failed probe) the breaker opens. */
   private async countFailure(row: ClaimedDelivery, before: Breaker, now: number): Promise<void> {
-    const { db, settings, logger } = this.options;
-    const state = await recordBreakerFailure(db, row.subscription_id, {
+    const { outbox, settings, logger } = this.options;
+    const state = await outbox.recordBreakerFailure(row.subscription_id, {
       now,
       threshold: settings.breakerThreshold,
       cooldownMs: settings.breakerCooldownMs,
@@ -279,61 +260,42 @@ export class Deliverer {
     }
     // Stored before the receiver can use it. A database that cannot store it fails this call (deliver()
     // logs it; the row is tried again once its lease runs out), not the delivery.
-    await this.tokens.add(minted.row);
+    await this.storeToken(minted.row);
     return this.sender.send(row.url, headers, minted.body);
   }
 
-  /**
-   * Records the outcome of an attempt (recordOutcomes). Outcomes that arrive together are written
-   * together; resolves once this one is written.
-   */
   private record(row: ClaimedDelivery, outcome: DeliveryOutcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.unrecorded.length === 0) setImmediate(() => void this.recordBatch());
-      this.unrecorded.push({
-        id: row.id,
-        outcome,
-        settle: (error) => (error === undefined ? resolve() : reject(error)),
-      });
-    });
+    return this.recordOutcome({ id: row.id, outcome });
   }
 
   /**
-   * Writes the outcomes waiting. While the database is unreachable (a restart) it tries again with
+   * Writes the outcomes of a turn. While the database is unreachable (a restart) it tries again with
    * backoff: the receivers already have these events, and a row whose lease ran out would be sent again.
    * It gives up once the lease may have run out (claim + lease, the attempt having taken at most the
    * delivery timeout): from then on another dispatcher may hold the row, and it decides.
    */
-  private async recordBatch(
-    batch = this.takeUnrecorded(),
-    giveUpAt = performance.now() + this.options.settings.leaseMs - this.options.settings.timeoutMs,
-    delayMs = 100,
-  ): Promise<void> {
-    const { db, dialect, workerId, clock, logger } = this.options;
-    try {
-      const written = await recordOutcomes(db, dialect, workerId, batch, clock.now());
-      for (const [index, { id, settle }] of batch.entries()) {
-        if (!written[index]) {
-          logger.warn(
-            { deliveryId: id },
-            'delivery outcome not recorded: the row was reclaimed or closed meanwhile',
-          );
+  private async writeOutcomes(
+    outcomes: Array<{ id: string; outcome: DeliveryOutcome }>,
+  ): Promise<ItemResults<void>> {
+    const { outbox, workerId, clock, logger, settings } = this.options;
+    const giveUpAt = performance.now() + settings.leaseMs - settings.timeoutMs;
+    for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2_000)) {
+      try {
+        const written = await outbox.recordOutcomes(workerId, outcomes, clock.now());
+        for (const [index, { id }] of outcomes.entries()) {
+          if (!written[index]) {
+            logger.warn(
+              { deliveryId: id },
+              'delivery outcome not recorded: the row was reclaimed or closed meanwhile',
+            );
+          }
         }
-        settle();
+        return fulfilled(outcomes.map(() => undefined));
+      } catch (error) {
+        // Not recorded: each row's lease runs out and it is tried again.
+        if (!(this.retrying && storageFault(error) && performance.now() + delayMs < giveUpAt)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
       }
-    } catch (error) {
-      if (this.retrying && storageFault(error) && performance.now() + delayMs < giveUpAt) {
-        setTimeout(() => void this.recordBatch(batch, giveUpAt, Math.min(delayMs * 2, 2_000)), delayMs);
-        return;
-      }
-      // Not recorded: each row's lease runs out and it is tried again.
-      for (const { settle } of batch) settle(error ?? new Error('outcome not recorded'));
     }
-  }
-
-  private takeUnrecorded() {
-    const batch = this.unrecorded;
-    this.unrecorded = [];
-    return batch;
   }
 }

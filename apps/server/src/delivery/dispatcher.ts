@@ -1,4 +1,4 @@
-// The webhook dispatcher: claims due rows of the `event_deliveries` outbox under a lease (outbox.ts) and
+// The webhook dispatcher: claims due rows of the `event_deliveries` outbox under a lease (db/outbox-store.ts) and
 // has each delivered (deliverer.ts: sent, then delivered, retried later or failed). It polls, and the
 // database wakes it whenever rows are added to the outbox (DatabaseHandle.outbox), so a new event is sent
 // at once by every instance's dispatcher without the code that wrote it doing anything. A crashed
@@ -12,8 +12,8 @@ import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { storageFault } from '../db/faults.js';
+import type { ClaimedDelivery } from '../db/outbox-store.js';
 import { Deliverer } from './deliverer.js';
-import { type ClaimedDelivery, claimDeliveries, releaseDeliveries } from './outbox.js';
 
 export interface DispatcherOptions {
   database: DatabaseHandle;
@@ -48,8 +48,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
  * the window, concurrency ÷ (subscriptions in flight, itself included), and at most a quarter of
  * perSubscription. A receiver host:port has at most perHost. Subscriptions that are full are left out of
  * the next claim; a row claimed beyond a cap is handed back at once, its attempt not counted
- * (releaseDeliveries). So a receiver that hangs until the timeout only delays its own queue, while a
- * healthy one can still use the window's free slots. The circuit breaker (deliverer.ts, outbox.ts) then
+ * (OutboxStore.release). So a receiver that hangs until the timeout only delays its own queue, while a
+ * healthy one can still use the window's free slots. The circuit breaker (deliverer.ts, db/outbox-store.ts) then
  * stops sending to a subscription that keeps failing.
  */
 class WindowDispatcher implements Dispatcher {
@@ -100,7 +100,7 @@ class WindowDispatcher implements Dispatcher {
     this.logger = options.logger.child({ component: 'webhook-dispatcher', workerId: this.workerId });
     this.deliverer = new Deliverer({
       db: options.database.db,
-      dialect: options.database.dialect,
+      outbox: options.database.deliveries,
       logger: this.logger,
       clock: options.clock,
       workerId: this.workerId,
@@ -224,24 +224,26 @@ class WindowDispatcher implements Dispatcher {
   private claimAndStart(limit: number): Promise<number> {
     const { database, clock } = this.options;
     const excludeSubscriptions = this.fullSubscriptions();
-    const claimed = claimDeliveries(database.db, database.dialect, {
-      workerId: this.workerId,
-      leaseMs: this.settings.leaseMs,
-      limit,
-      now: clock.now(),
-      excludeSubscriptions,
-    }).then(async (rows) => {
-      const handedBack: string[] = [];
-      for (const row of rows) {
-        if (!this.start(row)) handedBack.push(row.id);
-      }
-      this.heldBack = excludeSubscriptions.length > 0 || handedBack.length > 0;
-      if (handedBack.length > 0) {
-        this.logger.debug({ rows: handedBack.length }, 'claimed rows beyond a cap handed back');
-        await releaseDeliveries(database.db, this.workerId, handedBack);
-      }
-      return rows.length;
-    });
+    const claimed = database.deliveries
+      .claim({
+        workerId: this.workerId,
+        leaseMs: this.settings.leaseMs,
+        limit,
+        now: clock.now(),
+        excludeSubscriptions,
+      })
+      .then(async (rows) => {
+        const handedBack: string[] = [];
+        for (const row of rows) {
+          if (!this.start(row)) handedBack.push(row.id);
+        }
+        this.heldBack = excludeSubscriptions.length > 0 || handedBack.length > 0;
+        if (handedBack.length > 0) {
+          this.logger.debug({ rows: handedBack.length }, 'claimed rows beyond a cap handed back');
+          await database.deliveries.release(this.workerId, handedBack);
+        }
+        return rows.length;
+      });
     this.claiming.add(claimed);
     void claimed.then(
       () => this.claiming.delete(claimed),

@@ -1,6 +1,6 @@
 // The headers of one webhook attempt: the integration's configured ones (snapshotted in the outbox row),
 // then those the dispatcher owns, and the Standard Webhooks signature when the integration signs.
-import type { ClaimedDelivery } from './outbox.js';
+import type { ClaimedDelivery } from '../db/outbox-store.js';
 import { signDelivery } from './signing.js';
 
 /** Headers the dispatcher sets itself; an integration's configured header of the same name is dropped. */

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType, WebhookPayload } from '@platform-api/client/types';
 import type { Insertable, Kysely } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { ChannelAccess, type ChannelRow } from '../chat/access.js';
 import type { Clock } from '../clock.js';
 import type { ServerConfig } from '../config.js';
-import { compiledQuery } from '../db/compiled-query.js';
 import type { Database, EventDeliveriesTable } from '../db/schema.js';
+import { type SubscriptionRow, subscriptionsTo } from '../db/subscriptions.js';
 
 /*
  * Event emission into the outbox (event_deliveries). Called with the transaction of the action that
@@ -48,52 +47,12 @@ export const chatUser = (user: { id: number; name: string; email: string }) => (
 /** `/deploy`, `deploy` and `/Deploy` are the same command. */
 export const normaliseCommand = (command: string): string => `/${command.replace(/^\//, '').toLowerCase()}`;
 
-/** The enabled subscriptions of the instance to an event type, with what their events carry. */
-const subscriptionsOf = (db: Kysely<Database>, instanceId: number, type: string) =>
-  db
-    .selectFrom('subscriptions')
-    .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')
-    .innerJoin('users', 'users.id', 'integrations.owner_id')
-    .innerJoin('instances', 'instances.id', 'subscriptions.instance_id')
-    .select([
-      'instances.domain',
-      'subscriptions.id as subscriptionId',
-      'subscriptions.url',
-      'subscriptions.slash_command as slashCommand',
-      'integrations.id as integrationId',
-      'integrations.scope',
-      'integrations.channel_ids',
-      'integrations.owner_id',
-      'integrations.headers',
-      'users.name as ownerName',
-      'users.email as ownerEmail',
-    ])
-    .where('subscriptions.instance_id', '=', instanceId)
-    .where('subscriptions.event_type', '=', type)
-    .where('subscriptions.disabled_at', 'is', null)
-    .orderBy('subscriptions.created_at');
-
-/** subscriptionsOf, compiled once (db/compiled-query.ts). */
-const selectSubscriptions = compiledQuery(subscriptionsOf);
-
-/** A row of selectSubscriptions. */
-export type SubscriptionRow = Awaited<ReturnType<typeof selectSubscriptions>>['rows'][number];
-
 /**
- * PostgreSQL: subscriptionsOf as one JSON array, for a query that reads it together with other things
- * (posting a message reads it with the channel and the caller: one round trip).
+ * The subscriptions of `read` (the enabled ones of the instance to the event's type) that the event goes
+ * to: all of them, or a slash command's, those to that command.
  */
-export function subscriptionsJsonPostgres(db: Kysely<Database>, instanceId: number, type: WebhookEventType) {
-  return jsonArrayFrom(subscriptionsOf(db, instanceId, type));
-}
-
-/**
- * The enabled subscriptions of the instance to the event's type (a slash command's: to that command);
- * `read`: those already read (subscriptionsJsonPostgres).
- */
-async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput, read?: SubscriptionRow[]) {
-  const rows = read ?? (await selectSubscriptions(db, input.instanceId, input.type)).rows;
-  return rows.filter(
+function matchingSubscriptions(input: ChatEventInput, read: readonly SubscriptionRow[]) {
+  return read.filter(
     (subscription) =>
       input.type !== 'SLASH_COMMAND' ||
       (input.command !== undefined &&
@@ -101,8 +60,6 @@ async function matchingSubscriptions(db: Kysely<Database>, input: ChatEventInput
         normaliseCommand(subscription.slashCommand) === normaliseCommand(input.command)),
   );
 }
-
-type MatchingSubscription = Awaited<ReturnType<typeof matchingSubscriptions>>[number];
 
 /** The payload members every delivery of the event shares. */
 function sharedMembers(input: ChatEventInput, domain: string, services: EmitServices) {
@@ -120,7 +77,7 @@ function sharedMembers(input: ChatEventInput, domain: string, services: EmitServ
 /** The outbox row of one subscription's delivery: its id is the event id. */
 function outboxRow(
   input: ChatEventInput,
-  subscription: MatchingSubscription,
+  subscription: SubscriptionRow,
   shared: ReturnType<typeof sharedMembers>,
   now: number,
 ): Insertable<EventDeliveriesTable> {
@@ -159,17 +116,18 @@ function outboxRow(
 }
 
 /**
- * The outbox rows of the event, one per subscription that matches it; nothing is written (emitChatEvent
- * writes them, or the caller in a statement of its own, as postMessage does on PostgreSQL).
+ * The outbox rows of the event, one per subscription of `subscriptions` (the instance's to the event's
+ * type, db/subscriptions.ts) that matches it; nothing is written (emitChatEvent writes them, postMessage
+ * hands them to the message store).
  */
 export async function chatEventRows(
   db: Kysely<Database>,
   services: EmitServices,
   input: ChatEventInput,
-  subscriptions?: SubscriptionRow[],
+  subscriptions: readonly SubscriptionRow[],
 ): Promise<Array<Insertable<EventDeliveriesTable>>> {
   const now = services.clock.now();
-  const matching = await matchingSubscriptions(db, input, subscriptions);
+  const matching = matchingSubscriptions(input, subscriptions);
   const [first] = matching;
   if (!first) return [];
   // Owners matter only to OWNER_ACCESS integrations (active where their owner has access).
@@ -187,7 +145,8 @@ export async function emitChatEvent(
   services: EmitServices,
   input: ChatEventInput,
 ): Promise<number> {
-  const rows = await chatEventRows(trx, services, input);
+  const subscriptions = await subscriptionsTo(trx, input.instanceId, input.type);
+  const rows = await chatEventRows(trx, services, input, subscriptions);
   if (rows.length > 0) await trx.insertInto('event_deliveries').values(rows).execute();
   return rows.length;
 }

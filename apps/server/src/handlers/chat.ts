@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { AuthContext } from '../auth/tokens.js';
 import {
@@ -9,16 +9,10 @@ import {
   findChannel,
   isMember,
 } from '../chat/access.js';
-import { compiledQuery } from '../db/compiled-query.js';
+import { type Author, findAuthor } from '../db/message-store.js';
 import type { Database, MessagesTable } from '../db/schema.js';
 import { ApiProblem } from '../errors.js';
-import {
-  chatEventRows,
-  chatUser,
-  emitChatEvent,
-  type SubscriptionRow,
-  subscriptionsJsonPostgres,
-} from '../events/emit.js';
+import { chatEventRows, chatUser, emitChatEvent } from '../events/emit.js';
 import type { Services } from '../services.js';
 import { foundOr404, iso, isStorableId, locationOf, notFoundProblem, paged, paging } from './common.js';
 import { type HandlerMap, requireAuth } from './types.js';
@@ -69,70 +63,27 @@ export async function messageById(db: Kysely<Database>, id: string): Promise<Sch
   return messageBody(await messagesWithAuthors(db).where('messages.id', '=', id).executeTakeFirstOrThrow());
 }
 
-// On the path of every message posted: compiled once (db/compiled-query.ts).
-const selectCaller = compiledQuery((db: Kysely<Database>, userId: number, instanceId: number) =>
-  db
-    .selectFrom('users')
-    .select(['id', 'name', 'email'])
-    .where('id', '=', userId)
-    .where('instance_id', '=', instanceId)
-    .where('deleted_at', 'is', null),
-);
-
-type Caller = { id: number; name: string; email: string };
-
-async function caller(db: Kysely<Database>, instanceId: number, userId: number): Promise<Caller> {
-  return callerOr403((await selectCaller(db, userId, instanceId)).rows[0]);
+async function caller(db: Kysely<Database>, instanceId: number, userId: number): Promise<Author> {
+  return callerOr403(await findAuthor(db, instanceId, userId));
 }
 
-function callerOr403(user: Caller | null | undefined): Caller {
+function callerOr403(user: Author | undefined): Author {
   // The client's user was deleted: its token still authenticates the client, but chat needs a user.
   if (!user) throw new ApiProblem(403, 'The API client acts as a user that no longer exists');
   return user;
 }
 
 /**
- * PostgreSQL: what posting a message reads — the channel, the caller and the subscriptions to MESSAGE_POSTED — in one round trip instead of three. Each round trip is a socket
- * write that wakes a backend: on PostgreSQL the largest share of a post's CPU (issue 26, item 2).
+ * The channel, the caller and the subscriptions to MESSAGE_POSTED, as posting a message needs them (404,
+ * then 403), read together by the message store.
  */
-async function postingContextPostgres(db: Kysely<Database>, auth: AuthContext, channelId: string) {
-  const { rows } = await sql<{
-    channel: ChannelRow | null;
-    author: Caller | null;
-    subscriptions: SubscriptionRow[];
-  }>`
-    select
-      (select row_to_json(c) from channels c where c.id = ${channelId} and c.instance_id = ${auth.instanceId})
-        as channel,
-      (select json_build_object('id', u.id, 'name', u.name, 'email', u.email) from users u
-        where u.id = ${auth.userId} and u.instance_id = ${auth.instanceId} and u.deleted_at is null) as author,
-      ${subscriptionsJsonPostgres(db, auth.instanceId, 'MESSAGE_POSTED')} as subscriptions`.execute(db);
-  const [context] = rows;
-  if (!context) throw new Error('the posting context query returned no row');
-  return context;
-}
-
-/**
- * The channel and the caller, as posting a message needs them (404, then 403); on PostgreSQL also the
- * subscriptions to MESSAGE_POSTED, read in the same round trip.
- */
-async function postingContext(
-  { db, dialect }: Pick<Services, 'db' | 'dialect'>,
-  auth: AuthContext,
-  channelId: string,
-): Promise<{ channel: ChannelRow; author: Caller; subscriptions?: SubscriptionRow[] }> {
-  if (dialect !== 'postgres') {
-    const channel = await accessibleChannelOr404(db, auth, channelId);
-    const author = await caller(db, auth.instanceId, auth.userId);
-    return { channel, author };
-  }
-  const context = await postingContextPostgres(db, auth, channelId);
+async function postingContext({ db, messages }: Services, auth: AuthContext, channelId: string) {
+  const context = await messages.postingContext(auth.instanceId, auth.userId, channelId);
   // A public top-level channel is open to every user; any other goes through the access rules.
   const open = context.channel?.parent_id === null && context.channel.visibility === 'PUBLIC';
   const channel =
     open && context.channel ? context.channel : await accessibleChannelOr404(db, auth, channelId);
-  const author = callerOr403(context.author);
-  return { channel, author, subscriptions: context.subscriptions };
+  return { channel, author: callerOr403(context.author), subscriptions: context.subscriptions };
 }
 
 /** The channel when the caller may see it; otherwise 404 exactly as for a missing id. */
