@@ -300,7 +300,7 @@ describeEachDialect('chat integrations, events and callbacks on %s', (dialect) =
       json: { eventType: 'MESSAGE_POSTED', url: 'https://hooks.example.com/breaker' },
     });
     expect(sub.body.circuitBreaker).toEqual({ state: 'CLOSED', consecutiveFailures: 0 });
-    // As the dispatcher leaves it after 5 failed attempts (delivery/outbox.ts).
+    // As the dispatcher leaves it after 5 failed attempts (db/outbox-store.ts).
     const openUntil = server.clock.now() + 30_000;
     await server.platform.services.db
       .updateTable('subscriptions')

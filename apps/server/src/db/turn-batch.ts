@@ -1,9 +1,9 @@
 import { storageFault } from './faults.js';
 
 /*
- * Writes and reads that wait for the rest of their turn of the event loop, so that what arrives together
- * costs one statement (one round trip, one commit) instead of one each: posted messages with their outbox
- * rows, delivery outcomes, callback tokens, the reads of a claim's attempts. One set of rules for all:
+ * Writes that wait for the rest of their turn of the event loop, so that what arrives together costs one
+ * statement (one round trip, one commit) instead of one each: posted messages with their outbox rows,
+ * delivery outcomes, callback tokens. One set of rules for all:
  *
  * - Settle: each caller's promise settles once the flush of its turn has settled, with its own result.
  * - Partial failure: a flush answers item by item (PromiseSettledResult), so one item can fail alone.
@@ -59,17 +59,6 @@ async function flushTogether<T, R>(
     if (result?.status === 'fulfilled') resolve(result.value);
     else reject(result ? (result.reason ?? new Error('not done')) : new Error('no result for this item'));
   }
-}
-
-/**
- * Reads by key that wait for the rest of the turn, made as one read of the turn's distinct keys (a
- * DataLoader without a cache); undefined for a key the read did not find. Built on `batch`: its rules.
- */
-export function load<K, V>(read: (keys: K[]) => Promise<Map<K, V>>): (key: K) => Promise<V | undefined> {
-  return batch(async (keys: K[]) => {
-    const values = await read([...new Set(keys)]);
-    return keys.map((key) => ({ status: 'fulfilled', value: values.get(key) }) as const);
-  });
 }
 
 /** Every item of a flush done, with these values. */
