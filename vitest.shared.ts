@@ -14,4 +14,7 @@ export const sharedTestConfig = {
   reporters: ['default', new TotalsReporter()],
   include: ['test/**/*.test.ts'],
   hookTimeout: 2 * startTimeoutMs + 60_000,
+  // A test that spawns a process or walks an API waits on a machine others load too: vitest's 5 s is a
+  // quiet machine's figure. A package sets its own where its tests take longer.
+  testTimeout: 60_000,
 } satisfies NonNullable<ViteUserConfig['test']>;

@@ -62,7 +62,7 @@ function run(
     execFile(
       file,
       args,
-      { ...options, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      { ...options, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
@@ -270,7 +270,7 @@ describe('code samples compile', () => {
     const tsc = await compileSamples();
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.code).toBe(0);
-  });
+  }, 240_000);
 
   it('the Python samples compile (python3)', async () => {
     const files = apis.flatMap((api) =>
