@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { compiledQuery } from '../db/compiled-query.js';
+import { findChannel } from '../db/message-store.js';
 import type { ChannelsTable, Database, IntegrationsTable } from '../db/schema.js';
 
 /*
@@ -11,18 +11,7 @@ import type { ChannelsTable, Database, IntegrationsTable } from '../db/schema.js
 export type ChannelRow = Selectable<ChannelsTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
 
-// Read by every chat request: compiled once (db/compiled-query.ts).
-const selectChannel = compiledQuery((db: Kysely<Database>, channelId: string, instanceId: number) =>
-  db.selectFrom('channels').selectAll().where('id', '=', channelId).where('instance_id', '=', instanceId),
-);
-
-export async function findChannel(
-  db: Kysely<Database>,
-  instanceId: number,
-  channelId: string,
-): Promise<ChannelRow | undefined> {
-  return (await selectChannel(db, channelId, instanceId)).rows[0];
-}
+export { findChannel };
 
 /**
  * What deciding access needs, loaded in at most two queries (channels, memberships) whatever the number of

@@ -44,7 +44,7 @@ export function sqliteMessageStore(db: Kysely<Database>): MessageStore {
   return {
     // Three reads, each compiled once: SQLite answers them without a round trip.
     async postingContext(instanceId, userId, channelId) {
-      const [channel] = (await selectChannel(db, channelId, instanceId)).rows;
+      const channel = await findChannel(db, instanceId, channelId);
       const author = await findAuthor(db, instanceId, userId);
       return { channel, author, subscriptions: await subscriptionsTo(db, instanceId, 'MESSAGE_POSTED') };
     },
@@ -60,10 +60,19 @@ export function postgresMessageStore(db: Kysely<Database>): MessageStore {
   };
 }
 
-// On the path of every message posted: compiled once (compiled-query.ts).
+// Read by every chat request: compiled once (compiled-query.ts).
 const selectChannel = compiledQuery((db: Kysely<Database>, channelId: string, instanceId: number) =>
   db.selectFrom('channels').selectAll().where('id', '=', channelId).where('instance_id', '=', instanceId),
 );
+
+/** The instance's channel (or thread) with this id. */
+export async function findChannel(
+  db: Kysely<Database>,
+  instanceId: number,
+  channelId: string,
+): Promise<Selectable<ChannelsTable> | undefined> {
+  return (await selectChannel(db, channelId, instanceId)).rows[0];
+}
 const selectAuthor = compiledQuery((db: Kysely<Database>, userId: number, instanceId: number) =>
   db
     .selectFrom('users')

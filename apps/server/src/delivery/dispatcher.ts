@@ -13,6 +13,7 @@ import type { ServerConfig } from '../config.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { storageFault } from '../db/faults.js';
 import type { ClaimedDelivery } from '../db/outbox-store.js';
+import { DeliveryCaps } from './caps.js';
 import { Deliverer } from './deliverer.js';
 
 export interface DispatcherOptions {
@@ -42,15 +43,11 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
  * the dispatcher claims at most as many due rows as there is room for (never more: a claimed row's lease
  * runs while it waits) and starts them at once. A slow receiver then holds one slot, not a whole batch.
  *
- * Isolation: one destination never holds more than its share of the window. A subscription whose
- * receiver has answered its latest attempt with a 2xx, and has no attempt running longer than a quarter
- * of the timeout (at most a second), may have up to perSubscription attempts in flight; any other (new, failing, slow) at most its share of
- * the window, concurrency ÷ (subscriptions in flight, itself included), and at most a quarter of
- * perSubscription. A receiver host:port has at most perHost. Subscriptions that are full are left out of
- * the next claim; a row claimed beyond a cap is handed back at once, its attempt not counted
- * (OutboxStore.release). So a receiver that hangs until the timeout only delays its own queue, while a
- * healthy one can still use the window's free slots. The circuit breaker (deliverer.ts, db/outbox-store.ts) then
- * stops sending to a subscription that keeps failing.
+ * Isolation: one destination never holds more than its share of the window (the policy: caps.ts).
+ * Subscriptions that are full are left out of the next claim; a row claimed beyond a cap is handed back at
+ * once, its attempt not counted (OutboxStore.release). So a receiver that hangs until the timeout only
+ * delays its own queue, while a healthy one can still use the window's free slots. The circuit breaker
+ * (deliverer.ts, db/outbox-store.ts) then stops sending to a subscription that keeps failing.
  */
 class WindowDispatcher implements Dispatcher {
   private readonly settings: ServerConfig['delivery'];
@@ -63,16 +60,8 @@ class WindowDispatcher implements Dispatcher {
   private wakeRequested = false;
   /** Attempts in flight, and claims being made (by the poll loop or by drain()). */
   private readonly inFlight = new Set<Promise<void>>();
-  /** Attempts in flight per subscription (forgotten when none is) and per receiver host:port. */
-  private readonly bySubscription = new Map<string, SubscriptionInFlight>();
-  private readonly byHost = new Map<string, number>();
-  /** Subscriptions whose rows were handed back because their host was full: left out until it has room. */
-  private readonly waitingForHost = new Map<string, Set<string>>();
-  /**
-   * Subscriptions with nothing in flight whose latest attempt was answered 2xx, so that they start again
-   * with their full cap; the most recent ANSWERED_REMEMBERED of them.
-   */
-  private readonly answered = new Set<string>();
+  /** Who may start another attempt (caps.ts). */
+  private readonly caps: DeliveryCaps;
   /**
    * The last claim left rows alone or handed some back for want of room under a cap: a finished attempt
    * then makes the loop claim again, instead of the rows waiting for the next poll.
@@ -96,6 +85,7 @@ class WindowDispatcher implements Dispatcher {
       );
     }
     this.settings = settings;
+    this.caps = new DeliveryCaps(settings);
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.logger = options.logger.child({ component: 'webhook-dispatcher', workerId: this.workerId });
     this.deliverer = new Deliverer({
@@ -192,38 +182,10 @@ class WindowDispatcher implements Dispatcher {
     return Math.min(this.settings.batchSize, this.settings.concurrency - this.inFlight.size);
   }
 
-  /**
-   * How many attempts a subscription may have in flight now: its cap while its receiver answers 2xx
-   * quickly, otherwise its share of the window (and a quarter of its cap).
-   */
-  private subscriptionCap(subscriptionId: string, now = performance.now()): number {
-    const { perSubscription, concurrency, timeoutMs } = this.settings;
-    const state = this.bySubscription.get(subscriptionId);
-    // Slow: an attempt running for a quarter of the timeout (at most a second) is not a healthy receiver's.
-    const slowAfter = Math.min(1000, timeoutMs / 4);
-    const answering = state ? state.answering : this.answered.has(subscriptionId);
-    const oldest = state?.starts[0];
-    if (answering && (oldest === undefined || now - oldest < slowAfter)) return perSubscription;
-    const others = this.bySubscription.size - (state ? 1 : 0);
-    const share = Math.floor(concurrency / (others + 1));
-    return Math.max(1, Math.min(share, Math.floor(perSubscription / 4)));
-  }
-
-  /** The subscriptions a claim must leave alone: full ones, and those waiting for their host. */
-  private fullSubscriptions(): string[] {
-    const full: string[] = [];
-    const now = performance.now();
-    for (const [id, state] of this.bySubscription) {
-      if (state.starts.length >= this.subscriptionCap(id, now)) full.push(id);
-    }
-    for (const waiting of this.waitingForHost.values()) full.push(...waiting);
-    return full;
-  }
-
   /** Claims up to `limit` rows and starts delivering them; resolves with the number claimed. */
   private claimAndStart(limit: number): Promise<number> {
     const { database, clock } = this.options;
-    const excludeSubscriptions = this.fullSubscriptions();
+    const excludeSubscriptions = this.caps.excluded(performance.now());
     const claimed = database.deliveries
       .claim({
         workerId: this.workerId,
@@ -254,49 +216,16 @@ class WindowDispatcher implements Dispatcher {
 
   /** Starts the row's attempt if its subscription and host have room; false if they have not. */
   private start(row: ClaimedDelivery): boolean {
-    const subscription = row.subscription_id;
-    const host = hostOf(row.url);
-    const state = this.bySubscription.get(subscription) ?? {
-      starts: [],
-      answering: this.answered.has(subscription),
-    };
-    const onHost = this.byHost.get(host) ?? 0;
-    if (state.starts.length >= this.subscriptionCap(subscription)) return false;
-    if (onHost >= this.settings.perHost) {
-      const waiting = this.waitingForHost.get(host) ?? new Set<string>();
-      waiting.add(subscription);
-      this.waitingForHost.set(host, waiting);
-      return false;
-    }
-    const started = performance.now();
-    state.starts.push(started);
-    this.bySubscription.set(subscription, state);
-    this.answered.delete(subscription);
-    this.byHost.set(host, onHost + 1);
+    const attempt = this.caps.start(row.subscription_id, hostOf(row.url), performance.now());
+    if (!attempt) return false;
     const delivery = this.deliverer.deliver(row).then((delivered) => {
       this.inFlight.delete(delivery);
-      state.starts.splice(state.starts.indexOf(started), 1);
-      state.answering = delivered;
-      if (state.starts.length === 0) {
-        this.bySubscription.delete(subscription);
-        if (delivered) this.remember(subscription);
-      }
-      decrement(this.byHost, host);
-      this.waitingForHost.delete(host);
+      this.caps.finish(attempt, delivered);
       this.slotFreed?.();
       if (this.heldBack) this.wake();
     });
     this.inFlight.add(delivery);
     return true;
-  }
-
-  /** Remembers that the subscription's receiver answers, forgetting the oldest beyond the bound. */
-  private remember(subscription: string): void {
-    this.answered.add(subscription);
-    if (this.answered.size > ANSWERED_REMEMBERED) {
-      const oldest = this.answered.values().next().value;
-      if (oldest !== undefined) this.answered.delete(oldest);
-    }
   }
 
   /** Resolves when an attempt finishes (a slot is free) or the dispatcher stops. */
@@ -332,17 +261,6 @@ const CLAIM_SPACING_MS = 4;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Idle subscriptions remembered as answering (a few hundred kB at most). */
-const ANSWERED_REMEMBERED = 10_000;
-
-/** A subscription's attempts in flight. */
-interface SubscriptionInFlight {
-  /** When each started (performance.now()), oldest first. */
-  starts: number[];
-  /** Whether its latest attempt was answered 2xx. */
-  answering: boolean;
-}
-
 /** The receiver's host:port, the unit of the per-host cap (an unparsable URL fails in the sender). */
 function hostOf(url: string): string {
   try {
@@ -350,10 +268,4 @@ function hostOf(url: string): string {
   } catch {
     return '';
   }
-}
-
-function decrement(counts: Map<string, number>, key: string): void {
-  const count = (counts.get(key) ?? 0) - 1;
-  if (count > 0) counts.set(key, count);
-  else counts.delete(key);
 }
