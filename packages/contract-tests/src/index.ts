@@ -8,7 +8,7 @@ export {
   SpecValidator,
   templateToRegExp,
 } from '@platform-api/validator';
-export { runCli } from './cli.js';
+export { RUN_OPTIONS, runCli } from './cli.js';
 export {
   type Answer,
   type CallOptions,
@@ -112,8 +112,6 @@ export { type ScenarioSuite, type SiteScenarioOptions, siteScenarioPhase } from 
 export { pngImage } from './targets/site/png.js';
 export { type SiteTarget, siteScenariosPhase } from './targets/site.js';
 export {
-  type FlagOption,
-  type FlagValues,
   type Target,
   type TargetContext,
   type TargetRun,

@@ -3,11 +3,10 @@
 // credentials, and its answer judged again by the failure's check.
 // Exit 0 when the failure no longer shows, 1 when it does, 2 for wrong arguments, 3 when the target
 // cannot be used (no token, nothing answering).
-import { parseArgs } from 'node:util';
+import { type ConfigOf, option, optionsHelp, switchFlag, text } from '@platform-api/cli-options';
 import { loadBundle, SpecValidator } from '@platform-api/validator';
 import { type Answer, ContractClient, type SentRequest } from './client.js';
-import type { CliIo } from './command-line.js';
-import { valuesJoined } from './flags.js';
+import { type CliIo, commandLine, UsageError } from './command-line.js';
 import { CHECKS, type Check, type Evidence, exchange } from './run/checks.js';
 import {
   casesOf,
@@ -19,30 +18,30 @@ import {
 } from './run/report-file.js';
 import { describeError } from './run/runner.js';
 import { platformClient } from './targets/platform.js';
+import { PLATFORM_CREDENTIALS } from './targets/platform-target.js';
+import { SITE_CREDENTIALS } from './targets/site-target.js';
 import { TargetUnusable } from './targets/target.js';
 import { TargetThrottled, Throttle } from './throttle.js';
+
+/** The options of `replay`: the credentials are the targets' own, declared there. */
+export const REPLAY_OPTIONS = {
+  list: option({ flag: 'list', parser: switchFlag(), help: "list the report's cases" }),
+  baseUrl: option({
+    flag: 'base-url',
+    parser: text().map((url) => url.replace(/\/+$/, '')),
+    help: "a server in place of the run's",
+  }),
+  ...PLATFORM_CREDENTIALS,
+  ...SITE_CREDENTIALS,
+};
+
+type ReplayConfig = ConfigOf<typeof REPLAY_OPTIONS>;
 
 export const REPLAY_USAGE = `  contract-tests replay REPORT.json CASE-ID [--base-url URL]
       [--client-id ID --client-secret SECRET [--scopes "user data chat"]]
       [--other-client-id ID --other-client-secret SECRET] [--user USER --app-password PASSWORD]
-  contract-tests replay --list REPORT.json`;
-
-const OPTIONS = {
-  list: { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false, short: 'h' },
-  'base-url': { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret': { type: 'string' },
-  scopes: { type: 'string', default: 'user data chat' },
-  'other-client-id': { type: 'string' },
-  'other-client-secret': { type: 'string' },
-  user: { type: 'string' },
-  'app-password': { type: 'string' },
-} as const;
-
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
-
-class ReplayUsage extends Error {}
+  contract-tests replay --list REPORT.json
+${optionsHelp(REPLAY_OPTIONS)}`;
 
 /** How much of the answer's body is printed. */
 const EXCERPT = 2000;
@@ -51,7 +50,7 @@ export async function runReplay(argv: string[], io: CliIo): Promise<number> {
   try {
     return await replay(argv, io);
   } catch (error) {
-    if (error instanceof ReplayUsage || error instanceof ReportFileError) {
+    if (error instanceof UsageError || error instanceof ReportFileError) {
       io.err(`${error.message}\nUsage:\n${REPLAY_USAGE}`);
       return 2;
     }
@@ -64,34 +63,31 @@ export async function runReplay(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function replay(argv: string[], io: CliIo): Promise<number> {
-  let parsed: { values: Values; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: valuesJoined(argv, OPTIONS), options: OPTIONS, allowPositionals: true });
-  } catch (error) {
-    throw new ReplayUsage((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
+  const line = commandLine(argv, REPLAY_OPTIONS);
+  if (line.help) {
     io.out(`Usage:\n${REPLAY_USAGE}`);
     return 0;
   }
+  const { positionals } = line;
+  const values = line.read();
   if (values.list) {
-    if (positionals.length !== 1) throw new ReplayUsage('replay --list takes one report file');
-    const report = readReportFile(positionals[0]!);
+    const [file, ...extra] = positionals;
+    if (file === undefined || extra.length > 0) throw new UsageError('replay --list takes one report file');
+    const report = readReportFile(file);
     for (const failure of casesOf(report)) io.out(describeCase(failure));
     return 0;
   }
   const [file, id, ...extra] = positionals;
   if (!file || !id)
-    throw new ReplayUsage('Name the report file and the case id (replay --list REPORT lists them)');
-  if (extra.length > 0) throw new ReplayUsage(`Unexpected arguments: ${extra.join(' ')}`);
+    throw new UsageError('Name the report file and the case id (replay --list REPORT lists them)');
+  if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
   const report = readReportFile(file);
   const failure = casesOf(report).find((candidate) => candidate.id === id);
-  if (!failure) throw new ReplayUsage(`No case ${id} in ${file} (replay --list ${file} lists them)`);
+  if (!failure) throw new UsageError(`No case ${id} in ${file} (replay --list ${file} lists them)`);
   judgeOf(failure);
 
   const validator = new SpecValidator(loadBundle(report.api === 'site' ? 'site' : 'platform'));
-  const baseUrl = (values['base-url'] ?? report.target).replace(/\/+$/, '');
+  const baseUrl = values.baseUrl ?? report.target.replace(/\/+$/, '');
   const throttle = new Throttle();
   const secrets = await secretsFor(failure, report, values, validator, baseUrl, throttle);
   const stored = { ...failure.request, url: rebase(failure.request.url, report.target, baseUrl) };
@@ -139,7 +135,7 @@ export async function replayFailure(
   const operation = validator.operations.find(
     (candidate) => candidate.kind === 'path' && candidate.operationId === failure.operationId,
   );
-  if (!operation) throw new ReplayUsage(`case ${failure.id}: ${failure.operationId} is not in the spec`);
+  if (!operation) throw new UsageError(`case ${failure.id}: ${failure.operationId} is not in the spec`);
   // The run sent as the other tenant what needs the other tenant's secrets.
   const otherTenant = failure.secrets.some((name) => name.startsWith('OTHER_'));
   const evidence = {
@@ -155,14 +151,15 @@ export async function replayFailure(
 function judgeOf(failure: StoredFailure): NonNullable<Check['judge']> {
   const { judge } = CHECKS[failure.check];
   if (!judge)
-    throw new ReplayUsage(
+    throw new UsageError(
       `case ${failure.id} (${failure.check}) is not judged by an answer alone: it cannot be replayed`,
     );
   return judge;
 }
 
 function describeCase(failure: StoredFailure): string {
-  const message = failure.message.split('\n')[0]!.slice(0, 160);
+  const [firstLine = ''] = failure.message.split('\n');
+  const message = firstLine.slice(0, 160);
   return `${failure.id.padEnd(10)} ${failure.check} — ${failure.operationId} (${failure.phase}) → ${failure.status ?? 'no answer'}: ${message}`;
 }
 
@@ -184,7 +181,7 @@ function rebase(url: string, runBase: string, baseUrl: string): string {
 async function secretsFor(
   failure: StoredFailure,
   report: ReportFile,
-  values: Values,
+  values: ReplayConfig,
   validator: SpecValidator,
   baseUrl: string,
   throttle: Throttle,
@@ -194,10 +191,10 @@ async function secretsFor(
   const sides = [
     {
       prefix: '',
-      id: values['client-id'] ?? values.user,
-      secret: values['client-secret'] ?? values['app-password'],
+      id: values.clientId ?? values.user,
+      secret: values.clientSecret ?? values.appPassword,
     },
-    { prefix: 'OTHER_', id: values['other-client-id'], secret: values['other-client-secret'] },
+    { prefix: 'OTHER_', id: values.otherClientId, secret: values.otherClientSecret },
   ];
   for (const { prefix, id, secret } of sides) {
     const names = [...needed].filter((name) =>
@@ -211,7 +208,7 @@ async function secretsFor(
           ? '--other-client-id and --other-client-secret'
           : '--client-id and --client-secret';
     if (!id || !secret)
-      throw new ReplayUsage(
+      throw new UsageError(
         `case ${failure.id} was sent with ${names.map((n) => `\${${n}}`).join(', ')}: give ${flags}`,
       );
     const basic = { username: id, password: secret };
@@ -220,14 +217,14 @@ async function secretsFor(
           validator,
           baseUrl,
           { clientId: id, clientSecret: secret },
-          values.scopes!,
+          values.scopes,
           throttle,
         )
       : new ContractClient({ validator, baseUrl, credentials: { basic }, throttle });
     for (const [name, value] of Object.entries(client.secrets())) secrets[`${prefix}${name}`] = value;
     const missing = names.filter((name) => secrets[name] === undefined);
     if (missing.length > 0)
-      throw new ReplayUsage(
+      throw new UsageError(
         `replay cannot obtain ${missing.map((n) => `\${${n}}`).join(', ')} for case ${failure.id}`,
       );
   }

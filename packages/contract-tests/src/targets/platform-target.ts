@@ -2,45 +2,76 @@
 // operations too), clients holding tokens from the spec's own token operation — one per tenant — and the
 // webhooks phase when the run can receive events.
 import { readFileSync } from 'node:fs';
+import { option, path, switchFlag, text } from '@platform-api/cli-options';
 import { loadBundle, SpecValidator } from '@platform-api/validator';
 import { platformClient, webhooksPhase } from './platform.js';
-import { stringFlag, type Target } from './target.js';
+import type { Target } from './target.js';
 
-export const platformTarget: Target = {
+/** The platform's credentials, shared with `replay`, which obtains a token as a run does. */
+export const PLATFORM_CREDENTIALS = {
+  clientId: option({ flag: 'client-id', parser: text(), help: 'the OAuth client id of the run' }),
+  clientSecret: option({ flag: 'client-secret', parser: text(), help: "the client's secret", secret: true }),
+  scopes: option({
+    flag: 'scopes',
+    parser: text(),
+    default: 'user data chat',
+    help: 'the scopes the token is asked for',
+  }),
+  otherClientId: option({
+    flag: 'other-client-id',
+    parser: text(),
+    help: 'a client of a second tenant (tenant_isolation)',
+  }),
+  otherClientSecret: option({
+    flag: 'other-client-secret',
+    parser: text(),
+    help: "the second tenant's client secret",
+    secret: true,
+  }),
+};
+
+const PLATFORM_OPTIONS = {
+  ...PLATFORM_CREDENTIALS,
+  includeInternal: option({
+    flag: 'include-internal',
+    parser: switchFlag(),
+    help: 'the internal operations too (the chat operations cause the webhooks)',
+  }),
+  webhooksCert: option({
+    flag: 'webhooks-cert',
+    parser: path(),
+    help: "the webhook receiver's certificate (PEM), one the server trusts",
+  }),
+  webhooksKey: option({ flag: 'webhooks-key', parser: path(), help: "the certificate's private key (PEM)" }),
+  webhooksHost: option({
+    flag: 'webhooks-host',
+    parser: text(),
+    help: 'the host name the server reaches the receiver at (default: its certificate names it)',
+  }),
+};
+
+export const platformTarget: Target<typeof PLATFORM_OPTIONS> = {
   api: 'platform',
-  options: {
-    'client-id': { type: 'string' },
-    'client-secret': { type: 'string' },
-    scopes: { type: 'string', default: 'user data chat' },
-    'other-client-id': { type: 'string' },
-    'other-client-secret': { type: 'string' },
-    'include-internal': { type: 'boolean', default: false },
-    'webhooks-cert': { type: 'string' },
-    'webhooks-key': { type: 'string' },
-    'webhooks-host': { type: 'string' },
-  },
-  usage: `  contract-tests platform --base-url URL --client-id ID --client-secret SECRET [--scopes "user data chat"]
+  options: PLATFORM_OPTIONS,
+  synopsis: `  contract-tests platform --base-url URL --client-id ID --client-secret SECRET [--scopes "user data chat"]
       [--other-client-id ID --other-client-secret SECRET] [--include-internal]
       [--webhooks-cert FILE --webhooks-key FILE [--webhooks-host HOST]]`,
-  required: ['base-url', 'client-id', 'client-secret'],
+  required: [PLATFORM_OPTIONS.clientId, PLATFORM_OPTIONS.clientSecret],
 
-  async connect(flags, { baseUrl, throttle, phases, log }) {
-    const includeInternal = flags['include-internal'] === true;
+  async connect(options, { baseUrl, throttle, phases, log }) {
+    const { includeInternal, scopes, otherClientId, otherClientSecret } = options;
     const validator = new SpecValidator(loadBundle(includeInternal ? 'platform' : 'platform-public'));
-    const scopes = stringFlag(flags, 'scopes')!;
     const clientFor = (clientId: string, clientSecret: string) =>
       platformClient(validator, baseUrl, { clientId, clientSecret }, scopes, throttle);
-    const client = await clientFor(stringFlag(flags, 'client-id')!, stringFlag(flags, 'client-secret')!);
-    const otherId = stringFlag(flags, 'other-client-id');
-    const otherSecret = stringFlag(flags, 'other-client-secret');
-    const otherTenant = otherId && otherSecret ? await clientFor(otherId, otherSecret) : undefined;
+    const client = await clientFor(options.clientId ?? '', options.clientSecret ?? '');
+    const otherTenant =
+      otherClientId && otherClientSecret ? await clientFor(otherClientId, otherClientSecret) : undefined;
 
-    const cert = stringFlag(flags, 'webhooks-cert');
-    const key = stringFlag(flags, 'webhooks-key');
+    const { webhooksCert: cert, webhooksKey: key } = options;
     if (cert && key && includeInternal) {
       const webhooks = webhooksPhase({
         tls: { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') },
-        host: stringFlag(flags, 'webhooks-host'),
+        host: options.webhooksHost,
       });
       return { validator, client, otherTenant, phaseRunners: { webhooks } };
     }

@@ -2,6 +2,7 @@
 // application password, requests generated only to read (the site is someone else's server), and the
 // WordPress scenarios as the stateful phase — they create, revise, trash and delete what they use. A mock
 // of this repository, told by its `Server` header, gets the scenarios it can be held to.
+import { matching, option, text } from '@platform-api/cli-options';
 import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
 import { ContractClient } from '../client.js';
 import type { CheckName } from '../run/checks.js';
@@ -9,7 +10,7 @@ import { describeError } from '../run/runner.js';
 import { specForVersion } from '../versions.js';
 import { feedVersion } from './site/wordpress-rest.js';
 import { siteKindOf, siteScenariosPhase } from './site.js';
-import { stringFlag, type Target, TargetUnusable, UsageError } from './target.js';
+import { type Target, TargetUnusable } from './target.js';
 
 /**
  * Checks that do not apply to WordPress as it is: it answers a method a route lacks with 404
@@ -22,22 +23,34 @@ const WORDPRESS_INAPPLICABLE = new Set<CheckName>([
   'positive_data_acceptance',
 ]);
 
-export const siteTarget: Target = {
-  api: 'site',
-  options: {
-    user: { type: 'string' },
-    'app-password': { type: 'string' },
-    'wp-version': { type: 'string' },
-  },
-  usage: '  contract-tests site --base-url URL --user USER --app-password PASSWORD [--wp-version 7.1.4]',
-  required: ['base-url', 'user', 'app-password'],
+/** The site's credentials, shared with `replay`. */
+export const SITE_CREDENTIALS = {
+  user: option({ flag: 'user', parser: text(), help: 'a WordPress administrator' }),
+  appPassword: option({
+    flag: 'app-password',
+    parser: text(),
+    help: "the administrator's application password",
+    secret: true,
+  }),
+};
 
-  async connect(flags, { baseUrl, throttle, log }) {
-    const wpVersion = stringFlag(flags, 'wp-version');
-    if (wpVersion !== undefined && !/^\d+(\.\d+)*$/.test(wpVersion))
-      throw new UsageError(`--wp-version must look like 7.1.4, not ${wpVersion}`);
-    const user = stringFlag(flags, 'user')!;
-    const appPassword = stringFlag(flags, 'app-password')!;
+const SITE_OPTIONS = {
+  ...SITE_CREDENTIALS,
+  wpVersion: option({
+    flag: 'wp-version',
+    parser: matching(/^\d+(\.\d+)*$/, 'a version like 7.1.4'),
+    help: "the site's WordPress version (default: the generator of its feed)",
+  }),
+};
+
+export const siteTarget: Target<typeof SITE_OPTIONS> = {
+  api: 'site',
+  options: SITE_OPTIONS,
+  synopsis: '  contract-tests site --base-url URL --user USER --app-password PASSWORD [--wp-version 7.1.4]',
+  required: [SITE_OPTIONS.user, SITE_OPTIONS.appPassword],
+
+  async connect(options, { baseUrl, throttle, log }) {
+    const { wpVersion, user = '', appPassword = '' } = options;
     const siteUrl = baseUrl.replace(/\/wp-json$/, '');
     const bundle = loadBundle('site');
     const clientOf = (validator: SpecValidator) =>

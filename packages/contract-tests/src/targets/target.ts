@@ -1,23 +1,13 @@
-// What the CLI knows of an API it can test: its own flags, which of them a run needs, and how it turns
-// them into a run (the validator of its bundle, its clients, phases of its own). The CLI holds the flags
+// What the CLI knows of an API it can test: its own options, which of them a run needs, and how it turns
+// them into a run (the validator of its bundle, its clients, phases of its own). The CLI holds the options
 // every API shares and nothing API-specific; each API is one Target (./index.ts lists them).
+import type { ConfigOf, Declaration, Option } from '@platform-api/cli-options';
 import type { CheckName } from '../run/checks.js';
 import type { RunOptions } from '../run/runner.js';
 import type { Throttle } from '../throttle.js';
 
-/** Wrong or missing arguments: the CLI prints the message and the usage, and exits 2. */
-export class UsageError extends Error {}
-
 /** Thrown when a target cannot be used at all; its message is the cause a user must fix. */
 export class TargetUnusable extends Error {}
-
-/** A flag as `node:util` parseArgs declares it. */
-export type FlagOption =
-  | { type: 'string'; default?: string }
-  | { type: 'boolean'; default?: boolean; short?: string };
-
-/** The parsed flags of one command line. */
-export type FlagValues = Readonly<Record<string, string | boolean | undefined>>;
 
 export interface TargetContext {
   /** `--base-url`, without a trailing slash. */
@@ -39,21 +29,15 @@ export type TargetRun = Pick<
   inapplicableChecks?: ReadonlySet<CheckName>;
 };
 
-export interface Target {
+export interface Target<Options extends Declaration = Declaration> {
   /** The API's name on the command line (`contract-tests platform`) and in reports. */
   readonly api: string;
-  /** Its flags beyond the shared ones. */
-  readonly options: Readonly<Record<string, FlagOption>>;
-  /** Its lines of the usage text. */
-  readonly usage: string;
-  /** The flags a run of this API cannot do without. */
-  readonly required: readonly string[];
+  /** Its options beyond the shared ones, each declared once (flag, parser, default, help). */
+  readonly options: Options;
+  /** Its synopsis line of the usage text. */
+  readonly synopsis: string;
+  /** The options a run of this API cannot do without. */
+  readonly required: readonly Option<unknown>[];
   /** Builds the run; TargetUnusable when the target cannot be used (no token, nothing listening). */
-  connect(flags: FlagValues, context: TargetContext): Promise<TargetRun>;
-}
-
-/** A string flag's value (parseArgs has checked its type). */
-export function stringFlag(flags: FlagValues, name: string): string | undefined {
-  const value = flags[name];
-  return typeof value === 'string' ? value : undefined;
+  connect(options: ConfigOf<Options>, context: TargetContext): Promise<TargetRun>;
 }

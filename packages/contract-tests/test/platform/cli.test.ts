@@ -127,7 +127,7 @@ describe('contract-tests platform (the CLI)', () => {
       'nope',
     );
     expect(unknownCheck.status).toBe(2);
-    expect(unknownCheck.stderr).toContain('Unknown check: nope');
+    expect(unknownCheck.stderr).toContain('--checks must be checks separated by commas');
     for (const profile of ['nope', 'toString']) {
       const unknownProfile = run(
         'platform',
@@ -141,15 +141,15 @@ describe('contract-tests platform (the CLI)', () => {
         profile,
       );
       expect(unknownProfile.status).toBe(2);
-      expect(unknownProfile.stderr).toContain(`Unknown profile: ${profile} (known: stateless)`);
+      expect(unknownProfile.stderr).toContain(`--profile must be one of stateless, got "${profile}"`);
     }
     const base = ['platform', '--base-url', 'x', '--client-id', 'a', '--client-secret', 'b'];
     const foreign = run(...base, '--app-password', 'p');
     expect(foreign.status).toBe(2);
     expect(foreign.stderr).toContain('Not an option of platform: --app-password');
     for (const [flag, value, message] of [
-      ['--rate-limit', '10', '--rate-limit must look like 10/s'],
-      ['--rate-limit', '0/s', '--rate-limit must look like 10/s'],
+      ['--rate-limit', '10', '--rate-limit must be N requests per s, m or h'],
+      ['--rate-limit', '0/s', '--rate-limit must be N requests per s, m or h'],
       ['--max-response-time', '0', '--max-response-time must be a number of seconds above 0'],
     ] as const) {
       const wrong = run(...base, flag, value);
