@@ -49,7 +49,10 @@ export interface ExampleRequest extends CallOptions {
  * parameter, and the first documented request body example (of the first media type that is not multipart).
  */
 export function exampleRequest(validator: SpecValidator, operation: Operation): ExampleRequest {
-  const request: ExampleRequest = { path: {}, query: {}, headers: {} };
+  const path: Record<string, string> = {};
+  const query: Record<string, QueryValue> = {};
+  const headers: Record<string, string> = {};
+  const request: ExampleRequest = { path, query, headers };
   for (const parameter of operation.parameters) {
     const { node } = parameter;
     const required = node.required === true || node.in === 'path';
@@ -57,9 +60,9 @@ export function exampleRequest(validator: SpecValidator, operation: Operation): 
     const example = firstExample(validator, parameter);
     if (!example) throw new Error(`${operation.operationId}: parameter ${node.name} has no example`);
     const name = String(node.name);
-    if (node.in === 'path') request.path![name] = String(example.value);
-    else if (node.in === 'query') request.query![name] = example.value as QueryValue;
-    else if (node.in === 'header') request.headers![name] = String(example.value);
+    if (node.in === 'path') path[name] = String(example.value);
+    else if (node.in === 'query') query[name] = example.value as QueryValue;
+    else if (node.in === 'header') headers[name] = String(example.value);
   }
   const body = requestBody(validator, operation);
   if (body) {

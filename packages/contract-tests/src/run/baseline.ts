@@ -2,7 +2,7 @@
 // failure is known when the baseline has one of the same defect (check, operation and message without what
 // differs between runs: run/cases.ts) — not the same request, so a rerun with another seed that meets the
 // same defect through other values still matches it.
-import { caseIds, defectKey, KNOWN_REASON } from './cases.js';
+import { defectId, defectKey, KNOWN_REASON } from './cases.js';
 import { casesOf, type ReportFile } from './report-file.js';
 import type { BaselineOutcome, CaseResult, Failure, RunReport } from './session.js';
 
@@ -38,8 +38,12 @@ export function applyBaseline(report: RunReport, baseline: ReportFile, file: str
     const key = defectKey(failure);
     if (seenKeys.has(key) || listed.has(key) || !ran.has(`${failure.check} ${failure.operationId}`)) continue;
     listed.add(key);
-    const [id] = caseIds([failure]);
-    fixed.push({ id: id!, check: failure.check, operationId: failure.operationId, message: failure.message });
+    fixed.push({
+      id: defectId(failure),
+      check: failure.check,
+      operationId: failure.operationId,
+      message: failure.message,
+    });
   }
   return { ...report, results, baseline: { file, known, fixed } };
 }

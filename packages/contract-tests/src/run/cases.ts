@@ -32,12 +32,26 @@ export function defectKey(defect: Defect): string {
  * same run (another phase) gets `.2`, `.3`, … so ids stay unique within a report.
  */
 export function caseIds(failures: readonly Defect[]): string[] {
+  return numbered(failures).map(([, id]) => id);
+}
+
+/** Each failure (one object each) → its case id, as caseIds numbers them. */
+export function caseIdsOf<T extends Defect>(failures: readonly T[]): Map<T, string> {
+  return new Map(numbered(failures));
+}
+
+/** A defect's case id when it is the first of its kind in a report: 8 hex digits of its key. */
+export function defectId(defect: Defect): string {
+  return createHash('sha256').update(defectKey(defect)).digest('hex').slice(0, 8);
+}
+
+function numbered<T extends Defect>(failures: readonly T[]): Array<[T, string]> {
   const seen = new Map<string, number>();
   return failures.map((failure) => {
-    const hash = createHash('sha256').update(defectKey(failure)).digest('hex').slice(0, 8);
+    const hash = defectId(failure);
     const count = (seen.get(hash) ?? 0) + 1;
     seen.set(hash, count);
-    return count === 1 ? hash : `${hash}.${count}`;
+    return [failure, count === 1 ? hash : `${hash}.${count}`];
   });
 }
 

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { SentRequest } from '../client.js';
-import { caseIds } from './cases.js';
+import { caseIdsOf } from './cases.js';
 import type { BaselineOutcome, CaseResult, Failure, RunReport } from './session.js';
 
 /** Changes whenever a reader of an older file would misread a newer one. */
@@ -56,12 +56,14 @@ export function toReportFile(report: RunReport): ReportFile {
 }
 
 function storer(failures: Failure[]): (failure: Failure) => StoredFailure {
-  const ids = caseIds(failures);
-  const idOf = new Map(failures.map((failure, index) => [failure, ids[index]!]));
+  const idOf = caseIdsOf(failures);
   return (failure) => {
+    const id = idOf.get(failure);
+    if (id === undefined)
+      throw new Error(`a failure outside the report: ${failure.check} ${failure.operationId}`);
     const { request: _raw, redacted, ...rest } = failure;
     const request = storeRequest(redacted);
-    return { id: idOf.get(failure)!, ...rest, request, secrets: placeholdersOf(request) };
+    return { id, ...rest, request, secrets: placeholdersOf(request) };
   };
 }
 
@@ -117,7 +119,7 @@ function bodyText(request: StoredRequest): string | undefined {
 /** The placeholders a stored request holds (`TOKEN`, `OTHER_TOKEN`, `BASIC_AUTH`, …). */
 export function placeholdersOf(request: StoredRequest): string[] {
   const texts = [request.url, ...Object.values(request.headers), bodyText(request) ?? ''];
-  return [...new Set(texts.flatMap((text) => [...text.matchAll(PLACEHOLDER)].map((match) => match[1]!)))];
+  return [...new Set(texts.flatMap((text) => [...text.matchAll(PLACEHOLDER)].map(([, name = '']) => name)))];
 }
 
 /**

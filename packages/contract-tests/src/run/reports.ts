@@ -2,7 +2,7 @@
 // file (the status matrix and every failure with its curl line).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { caseIds, KNOWN_REASON } from './cases.js';
+import { caseIds, caseIdsOf, KNOWN_REASON } from './cases.js';
 import { CHECKS } from './checks.js';
 import { type Failure, failuresOf, type RunReport, type StatusRow } from './session.js';
 
@@ -23,9 +23,7 @@ export function succeeded(report: RunReport): boolean {
 
 /** Each failure of a report with its case id (`contract-tests replay REPORT ID`). */
 export function idsOf(report: RunReport): Map<Failure, string> {
-  const failures = failuresOf(report);
-  const ids = caseIds(failures);
-  return new Map(failures.map((failure, index) => [failure, ids[index]!]));
+  return caseIdsOf(failuresOf(report));
 }
 
 function formatFailure(failure: Failure, index: number, seed: number, id: string | undefined): string {

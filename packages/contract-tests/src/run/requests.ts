@@ -11,6 +11,7 @@ import {
   invalidValues,
   nulOutsideSchema,
   requestBodySchema,
+  sampleOne,
   validValues,
 } from './values/index.js';
 
@@ -40,7 +41,7 @@ function sendableParameters(operation: Operation) {
   );
 }
 
-function schemaOf(validator: SpecValidator, parameter: Located): Located<unknown> | undefined {
+function schemaOf(parameter: Located): Located<unknown> | undefined {
   const schema = parameter.node.schema;
   if (schema === undefined) return undefined;
   return { node: schema, pointer: `${parameter.pointer}/schema` };
@@ -59,9 +60,9 @@ function wireText(value: unknown): string {
 }
 
 function place(options: CallOptions, location: ParameterLocation, name: string, value: unknown): void {
-  if (location === 'path') options.path![name] = wireText(value);
-  else if (location === 'query') options.query![name] = wireValue(value) as QueryValue;
-  else options.headers![name] = wireText(value);
+  if (location === 'path') options.path = { ...options.path, [name]: wireText(value) };
+  else if (location === 'query') options.query = { ...options.query, [name]: wireValue(value) as QueryValue };
+  else options.headers = { ...options.headers, [name]: wireText(value) };
 }
 
 function encodeBody(mediaType: string, value: unknown): unknown {
@@ -73,18 +74,16 @@ function encodeBody(mediaType: string, value: unknown): unknown {
   return form.toString();
 }
 
-interface Part {
-  location: ParameterLocation | 'body';
-  name: string;
-  required: boolean;
-  schema: Located<unknown>;
-  mediaType?: string;
-}
+type Part = { name: string; required: boolean; schema: Located<unknown> } & (
+  | { location: ParameterLocation; mediaType?: undefined }
+  | { location: 'body'; mediaType: string }
+);
 
-function partsOf(validator: SpecValidator, operation: Operation): Part[] {
+/** The parts of an operation's request: its sendable parameters, then its body. */
+export function requestParts(operation: Operation): Part[] {
   const parts: Part[] = [];
   for (const parameter of sendableParameters(operation)) {
-    const schema = schemaOf(validator, parameter);
+    const schema = schemaOf(parameter);
     if (!schema) continue;
     const location = parameter.node.in as ParameterLocation;
     parts.push({
@@ -94,7 +93,7 @@ function partsOf(validator: SpecValidator, operation: Operation): Part[] {
       schema,
     });
   }
-  const body = requestBodySchema(validator, operation);
+  const body = requestBodySchema(operation);
   if (body) {
     parts.push({
       location: 'body',
@@ -114,7 +113,7 @@ function assemble(parts: Part[], values: unknown[]): CallOptions {
     if (value === undefined) return;
     if (part.location === 'body') {
       options.contentType = part.mediaType;
-      options.body = encodeBody(part.mediaType!, value);
+      options.body = encodeBody(part.mediaType, value);
     } else place(options, part.location, part.name, value);
   });
   return options;
@@ -131,7 +130,7 @@ export function positiveRequests(
   operation: Operation,
   text: TextOptions = {},
 ): fc.Arbitrary<GeneratedRequest> {
-  const parts = partsOf(validator, operation);
+  const parts = requestParts(operation);
   return fc.tuple(...parts.map((part) => validPart(validator, part, text))).map((values) => {
     const undetermined = parts.some(
       (part, index) => part.location === 'body' && nulOutsideSchema(validator, part.schema, values[index]),
@@ -153,7 +152,7 @@ export function negativeRequests(
   text: TextOptions = {},
   { malformedBodies = true }: { malformedBodies?: boolean } = {},
 ): fc.Arbitrary<GeneratedRequest> | undefined {
-  const parts = partsOf(validator, operation);
+  const parts = requestParts(operation);
   const variants: fc.Arbitrary<GeneratedRequest>[] = [];
   parts.forEach((broken, brokenIndex) => {
     const others = parts.map((part, index) =>
@@ -223,11 +222,6 @@ function label(part: Part): string {
   return part.location === 'body' ? 'body' : `${part.location} ${part.name}`;
 }
 
-/** The parts of an operation's request, for the coverage phase. */
-export function requestParts(validator: SpecValidator, operation: Operation): Part[] {
-  return partsOf(validator, operation);
-}
-
 export type { Part as RequestPart };
 
 /** A valid starting request: the spec's examples where they exist, otherwise one generated request. */
@@ -240,26 +234,22 @@ export function baseRequest(
   try {
     return exampleRequest(validator, operation);
   } catch {
-    const [generated] = fc.sample(positiveRequests(validator, operation, text), { numRuns: 1, seed });
-    return generated!.options;
+    return sampleOne(positiveRequests(validator, operation, text), seed).options;
   }
 }
 
 /** Puts one value into a copy of a request, where the part lives. */
 export function withPart(request: CallOptions, part: Part, value: unknown): CallOptions {
-  const copy: CallOptions = {
-    ...request,
-    path: { ...request.path },
-    query: { ...request.query },
-    headers: { ...request.headers },
-  };
+  const query = { ...request.query };
+  const headers = { ...request.headers };
+  const copy: CallOptions = { ...request, path: { ...request.path }, query, headers };
   if (part.location === 'body') {
     copy.contentType = part.mediaType;
-    copy.body = encodeBody(part.mediaType!, value);
+    copy.body = encodeBody(part.mediaType, value);
     if (value === undefined) delete copy.body;
   } else if (value === undefined) {
-    if (part.location === 'query') delete copy.query![part.name];
-    else if (part.location === 'header') delete copy.headers![part.name];
+    if (part.location === 'query') delete query[part.name];
+    else if (part.location === 'header') delete headers[part.name];
   } else place(copy, part.location, part.name, value);
   return copy;
 }

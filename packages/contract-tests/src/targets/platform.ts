@@ -1,7 +1,7 @@
 // The platform API as a target: clients whose bearer token comes from the spec's own token operation,
 // and the webhooks phase — a real HTTPS receiver subscribed to every event the spec documents, the
 // chat operations that cause them, and the post-back to each event's callback.
-import type { SpecValidator } from '@platform-api/validator';
+import type { Operation, SpecValidator } from '@platform-api/validator';
 import { type CallOptions, ContractClient } from '../client.js';
 import { namedObjectExample } from '../examples.js';
 import type { PhaseRunner } from '../run/runner.js';
@@ -133,10 +133,8 @@ async function causeEvents(
   if (slashCommand)
     await call('invokeSlashCommand', { path: { channelId }, body: { commandLine: `${slashCommand} now` } });
 
-  const webhookOperation = (eventType: string) =>
-    validator.operations.find((operation) => operation.kind === 'webhook' && operation.path === eventType)!;
   for (const eventType of eventTypes) {
-    const operation = webhookOperation(eventType);
+    const operation = webhookOperation(validator, eventType);
     const request = { method: 'POST', url: `${receiver.url}/${run}/${eventType}`, headers: {} };
     let delivery: Awaited<ReturnType<typeof receiver.waitFor>>;
     try {
@@ -173,4 +171,12 @@ async function causeEvents(
     }
   }
   await call('deleteIntegration', { path: { integrationId } });
+}
+
+function webhookOperation(validator: SpecValidator, eventType: string): Operation {
+  const found = validator.operations.find(
+    (operation) => operation.kind === 'webhook' && operation.path === eventType,
+  );
+  if (!found) throw new Error(`the spec has no webhook ${eventType}`);
+  return found;
 }

@@ -2,7 +2,6 @@
 // plants one defect per check (test/fixture/defective-proxy.ts) must report every planted defect under
 // its check and operation, and nothing the proxy did not plant. That the reference server alone reports
 // nothing is server.test.ts's assertion.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHECK_NAMES,

@@ -164,7 +164,7 @@ describe('contract-tests --report, replay and --baseline', () => {
     expect(tokens.size).toBeGreaterThan(0);
     for (const secret of [credentials.clientSecret, basic, ...tokens]) expect(text).not.toContain(secret);
     expect(find('response_schema_conformance', 'getUser').request.headers.authorization).toBe(
-      'Bearer ${TOKEN}',
+      `Bearer \${TOKEN}`,
     );
     expect(find('response_schema_conformance', 'getUser').secrets).toEqual(['TOKEN']);
   });
@@ -185,13 +185,14 @@ describe('contract-tests --report, replay and --baseline', () => {
           .join('\n'),
       ).toHaveLength(1);
       const [sent] = replayed;
+      if (!sent) throw new Error('the replay sent nothing');
       const stored = failure.request;
-      expect(sent!.method).toBe(stored.method);
-      expect(`${recorder.url}${sent!.url}`).toBe(stored.url);
-      expect(sent!.body).toBe(stored.body ?? '');
+      expect(sent.method).toBe(stored.method);
+      expect(`${recorder.url}${sent.url}`).toBe(stored.url);
+      expect(sent.body).toBe(stored.body ?? '');
       for (const [name, value] of Object.entries(stored.headers))
-        if (name !== 'authorization') expect(sent!.headers[name]).toBe(value);
-      expect(sent!.headers.authorization).toMatch(/^Bearer (?!\$\{)\S+$/);
+        if (name !== 'authorization') expect(sent.headers[name]).toBe(value);
+      expect(sent.headers.authorization).toMatch(/^Bearer (?!\$\{)\S+$/);
       if (failure.check === 'response_schema_conformance') {
         expect(result.status, result.stdout + result.stderr).toBe(1);
         expect(result.stdout).toContain(`REPRODUCED: case ${failure.id} still fails`);
@@ -234,7 +235,7 @@ describe('contract-tests --report, replay and --baseline', () => {
     expect(result.stdout).not.toMatch(/^FAILURES/m);
     const known = /^(\d+) known failures? from the baseline, not counted/m.exec(result.stdout);
     expect(known, result.stdout.slice(-3000)).not.toBeNull();
-    expect(Number(known![1])).toBeGreaterThan(0);
+    expect(Number(known?.[1])).toBeGreaterThan(0);
     expect(result.stdout).toMatch(/0 failed, \d+ skipped — PASSED/);
   }, 120_000);
 

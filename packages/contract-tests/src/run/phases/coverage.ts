@@ -25,7 +25,7 @@ export async function coveragePhase(session: Session): Promise<void> {
 async function coverOperation(session: Session, operation: Operation): Promise<void> {
   {
     const base = baseRequest(session.validator, operation, session.seed, session.text);
-    for (const part of requestParts(session.validator, operation)) {
+    for (const part of requestParts(operation)) {
       const where = part.location === 'body' ? 'body' : `${part.location} ${part.name}`;
       const values = coverageValues(session.validator, part.schema, {
         location: generationLocation(part),

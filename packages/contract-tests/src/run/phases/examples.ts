@@ -1,7 +1,13 @@
 // The examples phase: every operation called once with the request the spec's own examples describe.
 // Requests that create things get this run's id in their free-text fields and e-mail addresses, so a
 // second run against the same server takes the same paths instead of colliding with the first.
-import { isObject, type JsonObject, type Located, type SpecValidator } from '@platform-api/validator';
+import {
+  isObject,
+  type JsonObject,
+  type Located,
+  type Operation,
+  type SpecValidator,
+} from '@platform-api/validator';
 import type { CallOptions } from '../../client.js';
 import { baseRequest } from '../requests.js';
 import type { Session } from '../session.js';
@@ -19,12 +25,8 @@ export async function examplesPhase(session: Session): Promise<void> {
   }
 }
 
-function uniqueRequest(
-  session: Session,
-  operation: Parameters<typeof requestBodySchema>[1],
-  request: CallOptions,
-) {
-  const body = requestBodySchema(session.validator, operation);
+function uniqueRequest(session: Session, operation: Operation, request: CallOptions) {
+  const body = requestBodySchema(operation);
   if (!body || !isObject(request.body)) return request;
   return { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.uniqueTag()) };
 }

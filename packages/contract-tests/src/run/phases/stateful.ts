@@ -15,7 +15,7 @@ import type { CallOptions, CallResult } from '../../client.js';
 import { exampleRequest } from '../../examples.js';
 import { positiveRequests } from '../requests.js';
 import type { Session } from '../session.js';
-import { requestBodySchema } from '../values/index.js';
+import { requestBodySchema, sampleOne } from '../values/index.js';
 import { uniqueValue } from './examples.js';
 import { judgeCall } from './judge.js';
 
@@ -57,7 +57,7 @@ function rootRequests(session: Session, root: Operation, seed: number): CallOpti
     seed,
   });
   requests.push(...generated.map((request) => request.options));
-  const body = requestBodySchema(session.validator, root);
+  const body = requestBodySchema(root);
   return requests
     .slice(0, runs)
     .map((request) =>
@@ -187,18 +187,18 @@ function evaluate(expression: unknown, source: CallResult): unknown {
 function pathValue(source: CallResult, url: URL, name: string): string | undefined {
   const names = [...source.operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
   const pattern = new RegExp(`${source.operation.path.replace(/\{[^}]+\}/g, '([^/]+)')}$`);
-  const match = pattern.exec(url.pathname);
   const index = names.indexOf(name);
-  return match && index >= 0 ? decodeURIComponent(match[index + 1]!) : undefined;
+  const value = index >= 0 ? pattern.exec(url.pathname)?.[index + 1] : undefined;
+  return value === undefined ? undefined : decodeURIComponent(value);
 }
 
 /** The link's parameters, everything else the target needs generated (valid), bodies unique to the run. */
 function linkRequest(session: Session, link: Link): CallOptions {
-  const [generated] = fc.sample(positiveRequests(session.validator, link.target, session.text), {
-    numRuns: 1,
-    seed: session.seed + session.requests,
-  });
-  const request: CallOptions = { ...generated!.options };
+  const generated = sampleOne(
+    positiveRequests(session.validator, link.target, session.text),
+    session.seed + session.requests,
+  );
+  const request: CallOptions = { ...generated.options };
   request.path = { ...request.path };
   request.query = { ...request.query };
   for (const [name, value] of Object.entries(link.parameters)) {
@@ -206,7 +206,7 @@ function linkRequest(session: Session, link: Link): CallOptions {
     if (parameter?.node.in === 'query') request.query[name] = String(value);
     else request.path[name] = String(value);
   }
-  const body = requestBodySchema(session.validator, link.target);
+  const body = requestBodySchema(link.target);
   if (body && request.body !== undefined) {
     // A body whose media type JSON Schema cannot describe fully (CSV rows that match the columns) comes
     // from the spec's example; JSON bodies are generated.

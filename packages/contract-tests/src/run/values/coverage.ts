@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describeMutation, mutations } from './negative.js';
 import { fixedNoise, quoted, withControlCharacters } from './noise.js';
 import { generate, validValues } from './positive.js';
+import { sampleOne } from './sample.js';
 import { child, folded, resolveSchema } from './schemas.js';
 import { FORMATS } from './strings.js';
 import { nulOutsideSchema } from './undetermined.js';
@@ -54,10 +55,8 @@ export function coverageValues(
   }
   if (typeof node.minLength === 'number') add(`minLength (${node.minLength})`, 'a'.repeat(node.minLength));
   if (typeof node.maxLength === 'number') add(`maxLength (${node.maxLength})`, 'a'.repeat(node.maxLength));
-  if (typeof node.format === 'string' && FORMATS[node.format]) {
-    const [formatted] = fc.sample(FORMATS[node.format]!, { numRuns: 1, seed });
-    add(`format ${node.format}`, formatted);
-  }
+  const format = typeof node.format === 'string' ? FORMATS[node.format] : undefined;
+  if (format) add(`format ${node.format}`, sampleOne(format, seed));
   if (base !== undefined) add('a valid value', base);
   if (isObject(base) && isObject(node.properties)) {
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);

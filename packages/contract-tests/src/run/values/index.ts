@@ -7,6 +7,7 @@
 export { type CoverageValue, coverageValues } from './coverage.js';
 export { type InvalidValue, invalidValues } from './negative.js';
 export { GenerationError, validValues } from './positive.js';
+export { sampleOne } from './sample.js';
 export { requestBodySchema } from './schemas.js';
 export { nulOutsideSchema } from './undetermined.js';
 export type { GenerationOptions } from './validity.js';

@@ -69,7 +69,8 @@ export function generate(
   const candidates = (types.length > 0 ? types : ['string', 'integer', 'boolean']).map((type) =>
     forType(validator, located, type, options, depth),
   );
-  return candidates.length === 1 ? candidates[0]! : fc.oneof(...candidates);
+  const [only, ...others] = candidates;
+  return only && others.length === 0 ? only : fc.oneof(...candidates);
 }
 
 function forType(

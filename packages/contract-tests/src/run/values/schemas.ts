@@ -63,7 +63,6 @@ export function folded(validator: SpecValidator, located: Located): Located {
 
 /** The schema of an operation's request body: its JSON (or form) media type, else the first one. */
 export function requestBodySchema(
-  validator: SpecValidator,
   operation: Operation,
 ): { mediaType: string; schema: Located<unknown> } | undefined {
   const body = operation.requestBody;
@@ -73,11 +72,12 @@ export function requestBodySchema(
     types.find((type) => type.includes('json')) ??
     types.find((type) => type === 'application/x-www-form-urlencoded') ??
     types[0];
-  if (!mediaType || body.content[mediaType]?.schema === undefined) return undefined;
+  const media = mediaType === undefined ? undefined : body.content[mediaType];
+  if (mediaType === undefined || media?.schema === undefined) return undefined;
   return {
     mediaType,
     schema: {
-      node: body.content[mediaType]!.schema,
+      node: media.schema,
       pointer: joinPointer(body.pointer, 'content', mediaType, 'schema'),
     },
   };

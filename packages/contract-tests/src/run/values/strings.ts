@@ -12,7 +12,8 @@ export function strings(node: JsonObject, options: GenerationOptions): fc.Arbitr
     const length = [...value].length;
     return length >= minLength && length <= maxLength;
   };
-  if (typeof node.format === 'string' && FORMATS[node.format]) return FORMATS[node.format]!.filter(fits);
+  const format = typeof node.format === 'string' ? FORMATS[node.format] : undefined;
+  if (format) return format.filter(fits);
   if (typeof node.pattern === 'string') {
     try {
       return fc.stringMatching(new RegExp(node.pattern, 'u')).filter(fits);
