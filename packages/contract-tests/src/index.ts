@@ -105,12 +105,11 @@ export {
 } from './run/values/index.js';
 export { type BundleName, loadBundle } from './spec.js';
 export { TARGETS } from './targets/index.js';
-export { type ClientCredentials, platformClient, webhooksPhase } from './targets/platform.js';
+export { type ClientCredentials, platformClient, webhooksPhase } from './targets/platform-target.js';
 export { allowListFile, readAllowList } from './targets/site/drift-scenarios.js';
 export type { ScenarioTarget } from './targets/site/harness.js';
-export { type ScenarioSuite, type SiteScenarioOptions, siteScenarioPhase } from './targets/site/phase.js';
+export { type ScenarioPhaseOptions, type ScenarioSuite, scenarioPhase } from './targets/site/phase.js';
 export { pngImage } from './targets/site/png.js';
-export { type SiteTarget, siteScenariosPhase } from './targets/site.js';
 export {
   type Target,
   type TargetContext,

@@ -17,8 +17,7 @@ import {
   type StoredFailure,
 } from './run/report-file.js';
 import { describeError } from './run/runner.js';
-import { platformClient } from './targets/platform.js';
-import { PLATFORM_CREDENTIALS } from './targets/platform-target.js';
+import { PLATFORM_CREDENTIALS, platformClient } from './targets/platform-target.js';
 import { SITE_CREDENTIALS } from './targets/site-target.js';
 import { TargetUnusable } from './targets/target.js';
 import { TargetThrottled, Throttle } from './throttle.js';

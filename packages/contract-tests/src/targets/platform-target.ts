@@ -1,11 +1,17 @@
 // `contract-tests platform`: the platform API's bundle (public, or with --include-internal the internal
-// operations too), clients holding tokens from the spec's own token operation — one per tenant — and the
-// webhooks phase when the run can receive events.
+// operations too), clients whose bearer token comes from the spec's own token operation — one per tenant —
+// and the webhooks phase when the run can receive events: a real HTTPS receiver subscribed to every event
+// the spec documents, the chat operations that cause them, and the post-back to each event's callback.
 import { readFileSync } from 'node:fs';
 import { option, path, switchFlag, text } from '@platform-api/cli-options';
-import { loadBundle, SpecValidator } from '@platform-api/validator';
-import { platformClient, webhooksPhase } from './platform.js';
-import type { Target } from './target.js';
+import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
+import { type CallOptions, ContractClient } from '../client.js';
+import { namedObjectExample } from '../examples.js';
+import type { PhaseRunner } from '../run/runner.js';
+import type { Session } from '../run/session.js';
+import { TargetThrottled, Throttle } from '../throttle.js';
+import { startWebhookReceiver } from '../webhook-receiver.js';
+import { type Target, TargetUnusable } from './target.js';
 
 /** The platform's credentials, shared with `replay`, which obtains a token as a run does. */
 export const PLATFORM_CREDENTIALS = {
@@ -82,3 +88,174 @@ export const platformTarget: Target<typeof PLATFORM_OPTIONS> = {
     return { validator, client, otherTenant };
   },
 };
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * A client of the platform API holding a token for `scopes`, or TargetUnusable with the server's words.
+ * `throttle`: the run's, shared with its other clients (the target's rate limit counts them all).
+ */
+export async function platformClient(
+  validator: SpecValidator,
+  baseUrl: string,
+  credentials: ClientCredentials,
+  scopes: string,
+  throttle = new Throttle(),
+): Promise<ContractClient> {
+  const basic = { username: credentials.clientId, password: credentials.clientSecret };
+  const tokenClient = new ContractClient({ validator, baseUrl, credentials: { basic }, throttle });
+  let token: Awaited<ReturnType<ContractClient['call']>>;
+  try {
+    token = await tokenClient.call('getAccessToken', {
+      query: { grant_type: 'client_credentials', scope: scopes },
+    });
+  } catch (error) {
+    if (error instanceof TargetThrottled) throw new TargetUnusable(error.message);
+    const cause = (error as { cause?: Error }).cause?.message ?? (error as Error).message;
+    throw new TargetUnusable(`${baseUrl} does not answer (${cause})`);
+  }
+  const accessToken = (token.json as { access_token?: unknown } | undefined)?.access_token;
+  if (token.status !== 200 || typeof accessToken !== 'string') {
+    throw new TargetUnusable(
+      `no access token for client ${credentials.clientId}: the token endpoint answered ${token.status} ${token.text.slice(0, 300)}`,
+    );
+  }
+  return new ContractClient({ validator, baseUrl, credentials: { bearer: accessToken, basic }, throttle });
+}
+
+export interface WebhooksPhaseOptions {
+  tls: { key: string; cert: string };
+  /** The host the server reaches this machine at (default 127.0.0.1). */
+  host?: string;
+  /** How long to wait for each event (default a minute: a busy server may take its time). */
+  timeoutMs?: number;
+}
+
+/**
+ * Every event of the spec's `webhooks`, caused through the chat operations and received by a real HTTPS
+ * receiver: each delivery must match exactly one documented webhook; the MESSAGE_POSTED callback must
+ * accept a post-back with the payload's own token.
+ */
+export function webhooksPhase(options: WebhooksPhaseOptions): PhaseRunner {
+  return async (session: Session) => {
+    const receiver = await startWebhookReceiver({
+      validator: session.validator,
+      tls: options.tls,
+      host: options.host,
+    });
+    try {
+      await causeEvents(session, receiver, options.timeoutMs ?? 60_000);
+    } finally {
+      await receiver.close();
+    }
+  };
+}
+
+async function causeEvents(
+  session: Session,
+  receiver: Awaited<ReturnType<typeof startWebhookReceiver>>,
+  timeoutMs: number,
+): Promise<void> {
+  const { validator } = session;
+  const call = async (operationId: string, options: CallOptions, client = session.client) => {
+    const result = await session.call(validator.operation(operationId), options, client);
+    session.checkResponse(result, client);
+    if (result.status >= 300)
+      throw new Error(`${operationId} answered ${result.status}: ${result.text.slice(0, 300)}`);
+    return result;
+  };
+  const run = session.runId;
+  const channel = await call('createChannel', {
+    body: { ...namedObjectExample(validator, 'ChatChannelCreateRequest'), title: `contract ${run}` },
+  });
+  const channelId = (channel.json as { id: string }).id;
+  const integration = await call('createIntegration', {
+    body: {
+      ...namedObjectExample(validator, 'IntegrationCreateRequest'),
+      name: `contract-${run}`,
+      channelIds: [channelId],
+    },
+  });
+  const integrationId = (integration.json as { id: string }).id;
+  const eventTypes = validator.operations
+    .filter((operation) => operation.kind === 'webhook')
+    .map((operation) => operation.path);
+  let slashCommand: string | undefined;
+  for (const eventType of eventTypes) {
+    const example =
+      eventType === 'SLASH_COMMAND' ? 'SlashCommandSubscriptionCreateRequest' : 'SubscriptionCreateRequest';
+    const subscription = await call('createSubscription', {
+      path: { integrationId },
+      body: {
+        ...namedObjectExample(validator, example),
+        eventType,
+        url: `${receiver.url}/${run}/${eventType}`,
+      },
+    });
+    if (eventType === 'SLASH_COMMAND')
+      slashCommand = (subscription.json as { slashCommand: string }).slashCommand;
+  }
+  const member = await call('createUser', {
+    body: { ...namedObjectExample(validator, 'UserCreateRequestMinimal'), email: `chat+${run}@example.com` },
+  });
+  const memberId = (member.json as { id: number }).id;
+  await call('postMessage', { path: { channelId }, body: { text: `hello from contract run ${run}` } });
+  await call('createThread', {
+    path: { channelId },
+    body: namedObjectExample(validator, 'ChatThreadCreateRequest'),
+  });
+  await call('joinChannel', { path: { channelId }, body: { userIds: [memberId] } });
+  await call('leaveChannel', { path: { channelId, userId: memberId } });
+  if (slashCommand)
+    await call('invokeSlashCommand', { path: { channelId }, body: { commandLine: `${slashCommand} now` } });
+
+  for (const eventType of eventTypes) {
+    const operation = webhookOperation(validator, eventType);
+    const request = { method: 'POST', url: `${receiver.url}/${run}/${eventType}`, headers: {} };
+    let delivery: Awaited<ReturnType<typeof receiver.waitFor>>;
+    try {
+      delivery = await receiver.waitFor((candidate) => candidate.path === `/${run}/${eventType}`, timeoutMs);
+    } catch {
+      session.fail(
+        'request_body_conformance',
+        operation,
+        `no ${eventType} event arrived within ${timeoutMs} ms`,
+        { request },
+      );
+      continue;
+    }
+    if (delivery.problems.length === 0) session.pass('request_body_conformance', operation);
+    for (const problem of delivery.problems) {
+      session.fail(problem.check, operation, problem.message, {
+        request: { ...request, headers: Object.fromEntries(delivery.headers), body: delivery.body },
+      });
+    }
+    if (eventType === 'MESSAGE_POSTED') {
+      const callback = (delivery.json as { callback?: { url: string; headers: Record<string, string> } })
+        .callback;
+      if (!callback) continue;
+      const bot = new ContractClient({
+        validator,
+        baseUrl: session.client.baseUrl,
+        credentials: { apiKeys: callback.headers },
+      });
+      await call(
+        'postCallbackMessage',
+        { path: { channelId }, body: namedObjectExample(validator, 'CallbackMessageRequest') },
+        bot,
+      );
+    }
+  }
+  await call('deleteIntegration', { path: { integrationId } });
+}
+
+function webhookOperation(validator: SpecValidator, eventType: string): Operation {
+  const found = validator.operations.find(
+    (operation) => operation.kind === 'webhook' && operation.path === eventType,
+  );
+  if (!found) throw new Error(`the spec has no webhook ${eventType}`);
+  return found;
+}

@@ -1,15 +1,18 @@
 // `contract-tests site`: the site bundle as the given WordPress version has it, a client with an
 // application password, requests generated only to read (the site is someone else's server), and the
 // WordPress scenarios as the stateful phase — they create, revise, trash and delete what they use. A mock
-// of this repository, told by its `Server` header, gets the scenarios it can be held to.
+// of this repository, told by its `Server` header, gets the scenarios it can be held to. The scenarios
+// (./site/) run in process on the run's Session, so their requests are counted with the run's and each
+// scenario is one site_scenario result; the WordPress version decides what they expect it to serve.
 import { matching, option, text } from '@platform-api/cli-options';
 import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
 import { ContractClient } from '../client.js';
 import type { CheckName } from '../run/checks.js';
 import { describeError } from '../run/runner.js';
 import { specForVersion } from '../versions.js';
+import type { ScenarioTargetKind } from './site/harness.js';
+import { scenarioPhase } from './site/phase.js';
 import { feedVersion } from './site/wordpress-rest.js';
-import { siteKindOf, siteScenariosPhase } from './site.js';
 import { type Target, TargetUnusable } from './target.js';
 
 /**
@@ -91,8 +94,31 @@ export const siteTarget: Target<typeof SITE_OPTIONS> = {
       include: (operation: Operation) => operation.method === 'get',
       inapplicableChecks: WORDPRESS_INAPPLICABLE,
       phaseRunners: {
-        stateful: siteScenariosPhase({ url: siteUrl, user, appPassword, wpVersion: version, kind }),
+        stateful: scenarioPhase({
+          name: MOCK_NAMES[kind] ?? `WordPress ${version ?? '(version unknown)'}`,
+          kind,
+          baseUrl: `${siteUrl}/wp-json`,
+          credentials: { basic: { username: user, password: appPassword } },
+          version,
+        }),
       },
     };
   },
 };
+
+/** How the scenarios' summary names a mock of the site spec (a WordPress is named by its version). */
+const MOCK_NAMES: Record<ScenarioTargetKind, string | undefined> = {
+  wordpress: undefined,
+  mock: 'the site mock (with memory)',
+  'stateless-mock': 'the stateless site mock',
+};
+
+/**
+ * What a site's answer says it is: the mocks of this repository name themselves in `Server`
+ * (`platform-api-mock (memory)`, `platform-api-mock (stateless)`); anything else is taken for WordPress.
+ */
+export function siteKindOf(server: string | null): ScenarioTargetKind {
+  const mock = /^platform-api-mock \((memory|stateless)\)/.exec(server ?? '');
+  if (!mock) return 'wordpress';
+  return mock[1] === 'memory' ? 'mock' : 'stateless-mock';
+}

@@ -26,7 +26,7 @@ import { createMenu, createUser, restApi } from './wordpress-rest.js';
 
 export type ScenarioSuite = 'contract' | 'drift';
 
-export interface SiteScenarioOptions {
+export interface ScenarioPhaseOptions {
   /** Which suites to run (default both; the drift check only applies to WordPress). */
   suites?: readonly ScenarioSuite[];
 }
@@ -35,7 +35,7 @@ const CONTRACT = 'site contract';
 const DRIFT = 'site drift';
 
 /** The stateful phase against one site target (a real WordPress, or a mock of the site spec). */
-export function siteScenarioPhase(target: ScenarioTarget, options: SiteScenarioOptions = {}): PhaseRunner {
+export function scenarioPhase(target: ScenarioTarget, options: ScenarioPhaseOptions = {}): PhaseRunner {
   const suites = options.suites ?? ['contract', 'drift'];
   return async (session) => {
     if (!session.enabled('site_scenario')) {

@@ -9,7 +9,7 @@ import {
   type ScenarioSuite,
   type ScenarioTarget,
   SpecValidator,
-  siteScenarioPhase,
+  scenarioPhase,
 } from '../../../src/index.js';
 import { testSeed } from '../../support/run.js';
 
@@ -34,7 +34,7 @@ export async function runSiteScenarios(
     client,
     seed: testSeed(),
     phases: ['stateful'],
-    phaseRunners: { stateful: siteScenarioPhase(target, { suites }) },
+    phaseRunners: { stateful: scenarioPhase(target, { suites }) },
     log: (line) => log.push(line),
   });
   console.log(`\n${log.join('\n')}\n`);
