@@ -341,17 +341,18 @@ describeEachDialect('webhook dispatcher on %s', (dialect) => {
 
   it('records outcomes finishing together, but not one whose row another dispatcher took meanwhile', async () => {
     const { ids, dispatcher, answer } = await threeInFlight();
+    const [first, taken, third] = ids as [string, string, string];
     // As if this dispatcher's lease had run out and another had claimed the row.
     await f.database.db
       .updateTable('event_deliveries')
       .set({ locked_by: 'other-worker' })
-      .where('id', '=', ids[1]!)
+      .where('id', '=', taken)
       .execute();
     answer();
     await dispatcher.stop();
-    for (const id of [ids[0]!, ids[2]!])
+    for (const id of [first, third])
       expect(await deliveryRow(f.database, id)).toMatchObject({ status: 'delivered', last_status: 200 });
-    expect(await deliveryRow(f.database, ids[1]!)).toMatchObject({
+    expect(await deliveryRow(f.database, taken)).toMatchObject({
       status: 'pending',
       locked_by: 'other-worker',
       last_status: null,
