@@ -131,7 +131,9 @@ const spec = {
   },
 } as unknown as OpenApiDocument;
 
-const TOKENS = ['tok-a', 'tok-b'];
+/** The run's bearer tokens, as the report's placeholders name them. */
+const SECRETS = { TOKEN: 'tok-a', OTHER_TOKEN: 'tok-b' };
+const TOKENS = Object.values(SECRETS);
 
 /** The server, wrong on purpose: each line of it is the fault of one check (or two). */
 function wrongServer(request: IncomingMessage, response: ServerResponse): void {
@@ -201,13 +203,12 @@ describe('replay judges every check as the run does', () => {
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const [token, otherToken] = TOKENS;
     const run = await runContractTests({
       api: 'items',
       target: baseUrl,
       validator,
-      client: new ContractClient({ validator, baseUrl, credentials: { bearer: token } }),
-      otherTenant: new ContractClient({ validator, baseUrl, credentials: { bearer: otherToken } }),
+      client: new ContractClient({ validator, baseUrl, credentials: { bearer: SECRETS.TOKEN } }),
+      otherTenant: new ContractClient({ validator, baseUrl, credentials: { bearer: SECRETS.OTHER_TOKEN } }),
       phases: ['examples', 'coverage', 'fuzz', 'stateful', 'transport'],
       maxExamples: 10,
       seed: 1,
@@ -230,10 +231,9 @@ describe('replay judges every check as the run does', () => {
 
   it('each failure, replayed, fails again with the problem the run reported', async () => {
     const client = new ContractClient({ validator, baseUrl });
-    const secrets = { TOKEN: TOKENS[0] ?? '', OTHER_TOKEN: TOKENS[1] ?? '' };
     const differing: string[] = [];
     for (const failure of casesOf(report)) {
-      const request = requestOf(failure.request, secrets);
+      const request = requestOf(failure.request, SECRETS);
       const { problems } = await replayFailure(validator, failure, request, (outgoing) =>
         client.send(outgoing),
       );
@@ -248,4 +248,27 @@ describe('replay judges every check as the run does', () => {
     }
     expect(differing).toEqual([]);
   }, 60_000);
+
+  it('refuses the checks an answer alone cannot show: webhook deliveries, scenarios, the time budget', async () => {
+    const [failure] = casesOf(report);
+    if (!failure) throw new Error('the run reported nothing');
+    const unjudged = CHECK_NAMES.filter((name) => CHECKS[name].judge === undefined);
+    expect(unjudged.sort()).toEqual([
+      'max_response_time',
+      'request_body_conformance',
+      'request_headers_conformance',
+      'site_scenario',
+    ]);
+    for (const check of unjudged) {
+      const replayed = replayFailure(
+        validator,
+        { ...failure, check },
+        requestOf(failure.request, SECRETS),
+        () => {
+          throw new Error('nothing is sent for a check replay cannot judge');
+        },
+      );
+      await expect(replayed).rejects.toThrow('cannot be replayed');
+    }
+  });
 });
