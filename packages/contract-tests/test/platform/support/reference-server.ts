@@ -8,6 +8,7 @@ import {
   type ReferenceServer,
   type ReferenceServerOptions as ServerOptions,
   startReferenceServer as start,
+  testDatabaseUrl,
   unavailable,
 } from '@platform-api/test-support';
 import pg from 'pg';
@@ -17,12 +18,14 @@ const require = createRequire(import.meta.url);
 const cli = join(dirname(require.resolve('@platform-api/server')), 'cli.js');
 
 export type DatabaseKind = 'sqlite' | 'postgres';
-export const postgresUrl =
-  process.env.PLATFORM_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const testDatabase = testDatabaseUrl();
+/** This checkout's PostgreSQL (test-support's testDatabaseUrl); empty when there is none. */
+export const postgresUrl = testDatabase.url ?? '';
 
 /** Whether PostgreSQL answers on its TCP port; the reason when it does not. */
 async function postgresUnavailable(): Promise<string | undefined> {
-  const { hostname, port } = new URL(postgresUrl);
+  if (!testDatabase.url) return testDatabase.source;
+  const { hostname, port } = new URL(testDatabase.url);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port || 5432) });
     socket.setTimeout(30_000);
