@@ -17,7 +17,6 @@ import { forgetStarted, recordStarted, registerRun, releaseRun, shouldStop } fro
 import { installCommand, isRoot, log, pnpmCommand, root, turboEnv } from './lib/toolchain.mjs';
 
 const ci = process.env.CI === 'true';
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: read by npm test itself, never by a turbo task
 const keepServices = /^(1|true|yes)$/i.test(process.env.PLATFORM_KEEP_SERVICES ?? '');
 const canInstall = isRoot && existsSync('/usr/bin/apt-get');
 const wordpressScript = 'scripts/wordpress/wordpress.sh';
@@ -225,6 +224,7 @@ async function runTests(databaseUrl) {
       'turbo',
       'run',
       'lint',
+      'lint:repo',
       'typecheck',
       'test',
       '--output-logs=new-only',
