@@ -122,7 +122,7 @@ async function serve(flags: Flags): Promise<void> {
   logger.info(
     {
       port: config.port,
-      database: database.dialect,
+      database: database.engine,
       publicUrl: config.publicUrl,
       delivery: Boolean(dispatcher),
     },

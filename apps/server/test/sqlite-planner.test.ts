@@ -9,7 +9,7 @@ import { migrateUpTo } from '../src/db/migrations.js';
 
 /*
  * SQLite's planner with statistics taken when the tables were nearly empty scans tables it should look up
- * by key (issue 10: a message posted cost 5 ms once 30,000 users existed). The server keeps none.
+ * by key (once: a message posted cost 5 ms once 30,000 users existed). The server keeps none.
  */
 
 const MESSAGE_BY_ID = `SELECT messages.*, users.name FROM messages

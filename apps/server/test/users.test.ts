@@ -36,7 +36,7 @@ describeEachDialect('users on %s', (dialect) => {
     });
     expect(res.body.timezone).toBeUndefined();
     expect(res.body.locale).toBeUndefined();
-    const read = await server.call('GET', res.headers.get('location')!, { token });
+    const read = await server.call('GET', res.headers.get('location') ?? '(no Location)', { token });
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({
       timezone: 'Europe/Zurich',

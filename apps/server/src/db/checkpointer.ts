@@ -1,7 +1,7 @@
 // SQLite WAL checkpoints off the event loop. A checkpoint copies the WAL's pages into the database file
 // and syncs both; run by SQLite itself (wal_autocheckpoint, every 1,000 pages) it happens inside a commit,
 // on the one thread that also answers requests: at a few thousand writes a second that was a few dozen
-// checkpoints a second, each blocking everything for its two fsyncs (issue 26, item 2). Here a worker
+// checkpoints a second, each blocking everything for its two fsyncs. Here a worker
 // thread with a connection of its own checkpoints whenever this connection wrote since the last time.
 // A PASSIVE checkpoint never blocks writers or readers, so commits go on meanwhile; because they do, the
 // WAL is only reset once a checkpoint catches up, and the connection's own auto-checkpoint stays as a

@@ -2,7 +2,7 @@ import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'k
 
 /*
  * Queries on the hot paths, built and compiled by Kysely once per database instead of once per call.
- * Building and compiling a query costs more than SQLite takes to run it (issue 10's profiles): here the
+ * Building and compiling a query costs more than SQLite takes to run it (profiles of the read path): here the
  * builder runs once with placeholder arguments, and every call sends the same SQL text (which the
  * statement cache in sqlite-statements.ts has already prepared) with its own arguments in the placeholders' places.
  * Only for queries whose shape does not depend on the arguments' values: the builder must not branch on them.

@@ -46,7 +46,8 @@ export interface OutboxSignal {
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
-  dialect: Dialect;
+  /** Which database runs: for the start-up log line, never to choose what to do (the stores do). */
+  engine: Dialect;
   changes: ChangeFeed;
   outbox: OutboxSignal;
   /** Chat messages as they are posted (message-store.ts). */
@@ -150,7 +151,7 @@ async function openPostgres(databaseUrl: string, config: DatabaseConfig): Promis
   const listener = createPostgresListener(pg, connection);
   return {
     db,
-    dialect: 'postgres',
+    engine: 'postgres',
     messages: postgresMessageStore(db),
     deliveries: postgresOutboxStore(db),
     changes: {
@@ -229,7 +230,7 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
   let dataVersion = dataVersionStatement.get();
   return {
     db,
-    dialect: 'sqlite',
+    engine: 'sqlite',
     messages: sqliteMessageStore(db),
     deliveries: sqliteOutboxStore(db),
     changes: {

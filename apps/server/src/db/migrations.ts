@@ -337,7 +337,7 @@ async function selfWakingOutbox(db: AnyDb, dialect: Dialect): Promise<void> {
 // SQLite: every start used to run `PRAGMA optimize`, which analyses small tables — on a new install,
 // all of them. The statistics then said "users has 2 rows, messages 1" long after there were 30,000:
 // the planner scanned tables instead of using their primary keys (5 ms a message posted, event
-// delivery six times slower; issue 10). No statistics: the planner's defaults pick the indexes,
+// delivery six times slower). No statistics: the planner's defaults pick the indexes,
 // which is what these point lookups need. `ANALYZE sqlite_schema` makes it forget the old ones.
 async function noStalePlannerStatistics(db: AnyDb, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') return;

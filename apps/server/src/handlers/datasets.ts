@@ -168,7 +168,7 @@ export const datasetHandlers = {
       query = query.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
     }
     const direction = sort.desc ? 'desc' : 'asc';
-    // Names sort case-insensitively on both dialects (collations differ), then by exact name.
+    // Names sort case-insensitively on both databases (collations differ), then by exact name.
     if (sort.column === 'touched')
       query = query.orderBy(sql`coalesce(data_updated_at, updated_at)`, direction);
     else if (sort.column === 'name')

@@ -1,4 +1,4 @@
-// Issue 26: a receiver that hangs or fails must not delay the others. Real HTTPS receivers, on SQLite and
+// A receiver that hangs or fails must not delay the others. Real HTTPS receivers, on SQLite and
 // on PostgreSQL. No assertion on milliseconds: the delivery timeout is long (30 s), and every healthy
 // delivery must arrive long before one timeout could have elapsed (a quarter of it), which it cannot if a
 // hanging receiver holds the window. The rest is structure: the caps on attempts in flight per

@@ -1,25 +1,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { unavailable } from '@platform-api/test-support';
+import { testDatabaseUrl, unavailable } from '@platform-api/test-support';
 import pg from 'pg';
 import { describe } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { Dialect } from '../../src/db/schema.js';
 
 /*
- * The dialects a test file runs on: SQLite always; PostgreSQL at PLATFORM_TEST_DATABASE_URL when it answers
- * (`npm test` starts a private one, scripts/postgres, when the machine lets it, and sets the variable).
+ * The dialects a test file runs on: SQLite always; PostgreSQL when this checkout's answers (test-support's
+ * testDatabaseUrl: PLATFORM_TEST_DATABASE_URL, else the private cluster scripts/postgres started).
  * When it does not, the PostgreSQL runs are skipped LOUDLY — except under CI=true, where they must run.
  */
 
-export const TEST_DATABASE_URL =
-  process.env.PLATFORM_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const testDatabase = testDatabaseUrl();
+/** This checkout's PostgreSQL (test-support's testDatabaseUrl); empty when there is none. */
+export const TEST_DATABASE_URL = testDatabase.url ?? '';
 
 /** The URL without its password, for messages. */
 const shownUrl = TEST_DATABASE_URL.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 
 async function postgresProblem(): Promise<string | undefined> {
+  if (!testDatabase.url) return testDatabase.source;
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 30_000 });
   try {
     await client.connect();
