@@ -14,17 +14,13 @@ import { MOCK_OPTIONS, TRIGGER_OPTIONS, USAGE } from './options.js';
 import { trigger } from './trigger.js';
 
 const [command, ...rest] = process.argv.slice(2);
-// --help (-h) anywhere, after any subcommand: the usage, never a start or a delivery.
-const wantsHelp = (args: string[]) => {
-  const end = args.indexOf('--');
-  return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
-};
-if (command === 'help' || wantsHelp(process.argv.slice(2))) console.log(USAGE);
+if (command === 'help') console.log(USAGE);
 else if (command === 'trigger') process.exitCode = await runTrigger(rest);
 else await runMocks(process.argv.slice(2));
 
 async function runTrigger(args: string[]): Promise<number> {
   const read = readCommandLine(args, TRIGGER_OPTIONS);
+  if (read === 'help') return 0;
   if (!read) return 2;
   const { options, positionals } = read;
   const events = new ChatEvents();
@@ -68,12 +64,20 @@ async function runTrigger(args: string[]): Promise<number> {
   return failures === 0 ? 0 : 1;
 }
 
-/** A command's options from its flags, else their variables, else their defaults; undefined (said why) on a usage error. */
+/**
+ * A command's options from its flags, else their variables, else their defaults; undefined (said why) on a
+ * usage error; 'help' once the usage is printed (--help or -h after any subcommand: never a start or a
+ * delivery).
+ */
 function readCommandLine<D extends Declaration>(
   args: string[],
   declaration: D,
-): { options: ConfigOf<D>; positionals: string[] } | undefined {
-  const { flags, positionals } = parseCommandLine(args, declaration);
+): { options: ConfigOf<D>; positionals: string[] } | 'help' | undefined {
+  const { flags, positionals, help } = parseCommandLine(args, declaration);
+  if (help) {
+    console.log(USAGE);
+    return 'help';
+  }
   try {
     return { options: readOptions(declaration, flags, process.env), positionals };
   } catch (error) {
@@ -85,6 +89,7 @@ function readCommandLine<D extends Declaration>(
 
 async function runMocks(args: string[]): Promise<void> {
   const read = readCommandLine(args, MOCK_OPTIONS);
+  if (read === 'help') return;
   if (!read) process.exit(2);
   const { options, positionals } = read;
   const apis = (positionals.length > 0 ? positionals : Object.keys(mockedApis)) as MockedApi[];

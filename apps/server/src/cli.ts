@@ -291,11 +291,11 @@ async function keys(sub: string | undefined, flags: Flags): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { flags, positionals } = parseFlags(argv);
+  const { flags, positionals, help } = parseFlags(argv);
   const [command, sub, ...rest] = positionals;
   try {
     // --help (-h) after any command or subcommand: the usage, never an action.
-    if (flags.has('help') || command === 'help') {
+    if (help || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return;
     }

@@ -301,10 +301,9 @@ export const SERVER_OPTIONS = {
 
 export type ServerConfig = ConfigOf<typeof SERVER_OPTIONS>;
 
-/** The command line's own flags beside the configuration's (`--json`, `--help`, the clients command's). */
+/** The command line's own flags beside the configuration's (`--json`, the clients command's). */
 export const COMMAND_FLAGS = {
   json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
   instance: { type: 'string' },
   scopes: { type: 'string' },
   name: { type: 'string' },
@@ -312,8 +311,8 @@ export const COMMAND_FLAGS = {
   'user-id': { type: 'string' },
 } as const satisfies CommandFlags;
 
-/** Splits a command line into the configuration's flags, the command's own and the positionals. */
-export function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
+/** Splits a command line into the configuration's flags, the command's own, the positionals and `--help`. */
+export function parseFlags(argv: string[]): { flags: Flags; positionals: string[]; help: boolean } {
   return parseCommandLine(argv, SERVER_OPTIONS, COMMAND_FLAGS);
 }
 

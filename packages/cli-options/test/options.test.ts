@@ -189,11 +189,27 @@ describe('command lines', () => {
   });
 
   it("keeps the command's own flags beside the declared ones", () => {
-    const { flags, positionals } = parseCommandLine(['list', '--json', '-h', '--port', '1'], DECLARATION, {
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    });
-    expect(Object.fromEntries(flags)).toEqual({ json: true, help: true, port: '1' });
+    const { flags, positionals, help } = parseCommandLine(
+      ['list', '--json', '-h', '--port', '1'],
+      DECLARATION,
+      {
+        json: { type: 'boolean' },
+      },
+    );
+    expect(Object.fromEntries(flags)).toEqual({ json: true, port: '1' });
     expect(positionals).toEqual(['list']);
+    expect(help).toBe(true);
+  });
+
+  it('answers --help and -h for every command, anywhere before --, and never as a flag to read', () => {
+    for (const argv of [['--help'], ['site', '-h'], ['--port', '1', '--help']]) {
+      const { flags, help } = parseCommandLine(argv, DECLARATION);
+      expect(help, argv.join(' ')).toBe(true);
+      expect(flags.has('help'), argv.join(' ')).toBe(false);
+    }
+    const { help, positionals } = parseCommandLine(['run', '--', '--help'], DECLARATION);
+    expect(help).toBe(false);
+    expect(positionals).toEqual(['run', '--help']);
+    expect(readOptions(DECLARATION, parseCommandLine(['-h'], DECLARATION).flags, {})).toBeDefined();
   });
 });

@@ -23,9 +23,6 @@ export const processIo: CliIo = {
 /** Wrong or missing arguments: the command prints the message and its usage, and exits 2. */
 export class UsageError extends Error {}
 
-/** The flags every command reads itself: `--help`, `-h`. */
-const HELP: CommandFlags = { help: { type: 'boolean', short: 'h' } };
-
 export interface CommandLine<D extends Declaration> {
   /** Whether `--help` or `-h` was given: the usage is all the command prints. */
   help: boolean;
@@ -42,10 +39,9 @@ export function commandLine<D extends Declaration>(
   declaration: D,
   commandFlags: CommandFlags = {},
 ): CommandLine<D> {
-  const { flags, positionals } = parseCommandLine(argv, declaration, { ...HELP, ...commandFlags });
+  const { flags, positionals, help } = parseCommandLine(argv, declaration, commandFlags);
   const given = new Set(flags.keys());
-  const help = flags.get('help') === true;
-  for (const name of [...Object.keys(HELP), ...Object.keys(commandFlags)]) flags.delete(name);
+  for (const name of Object.keys(commandFlags)) flags.delete(name);
   return {
     help,
     given,
