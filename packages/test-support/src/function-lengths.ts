@@ -1,7 +1,6 @@
 // How long the functions of a source folder are, read with the TypeScript compiler: function
 // declarations, methods, accessors, constructors, function expressions and arrow functions, each counted
-// from the line it starts on to the line it ends on. Its own entry point (`@platform-api/test-support/
-// function-lengths`): only the tests that count need the compiler, and they bring their own.
+// from the line it starts on to the line it ends on (source-rules.ts holds a package's src to a limit).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
