@@ -9,7 +9,8 @@ import { subscriptionsTo } from '../src/db/subscriptions.js';
 import { chatEventRows, emitChatEvent } from '../src/events/emit.js';
 import { newUserRow } from '../src/user-rows.js';
 import { describeEachDialect, freshDatabase } from './helpers/databases.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
+import { unlimitedServerForSuite } from './helpers/unlimited-server.js';
 
 /** Counts the queries run through the Kysely instance it is plugged into. */
 function queryCounter(): KyselyPlugin & { count: number } {
@@ -169,11 +170,7 @@ describeEachDialect('emitting an event on %s', (dialect) => {
 describeEachDialect('chat lists page on %s', (dialect) => {
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token(['chat']);
-  });
-  afterAll(async () => server?.close());
+  unlimitedServerForSuite(dialect, (suite) => ({ server, token } = suite), ['chat']);
 
   it('pages channels and messages with limit and offset, oldest first', async () => {
     const titles = ['one', 'two', 'three', 'four', 'five'];

@@ -5,8 +5,9 @@ import { buildApp, type PlatformApp } from '../src/app.js';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { apiClient, type Call } from './helpers/api.js';
 import { describeEachDialect } from './helpers/databases.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
 import { doc } from './helpers/spec-validator.js';
+import { unlimitedServerForSuite } from './helpers/unlimited-server.js';
 
 /*
  * Within a channel, message times strictly increase in the order of posting,
@@ -18,13 +19,9 @@ describeEachDialect('message times on %s', (dialect) => {
   let server: TestServer;
   let token: string;
 
-  beforeAll(async () => {
-    // Request logging off (the test server's logger is silent), no rate limit: as many posts as possible
-    // share a turn.
-    server = await startTestServer(dialect, { rateLimit: { max: 0, windowMs: 60_000 } });
-    token = await server.token(['chat']);
-  });
-  afterAll(async () => server?.close());
+  // Request logging off (the test server's logger is silent), no rate limit: as many posts as possible
+  // share a turn.
+  unlimitedServerForSuite(dialect, (suite) => ({ server, token } = suite), ['chat']);
 
   const newChannel = async (title: string): Promise<string> =>
     (await server.call('POST', '/v1/chat/channels', { token, json: { title } })).body.id;
