@@ -110,56 +110,84 @@ function branchesOf(schema: unknown, doc: OpenApiDocument, out: JsonSchema[] = [
 }
 
 /**
- * Where a request's text is read, by the operation's schema: the schemas of a member of an object, of an
- * item of an array. `ignored` for a member an object schema gives no place (not in `properties`,
- * `patternProperties` or a schema `additionalProperties`; a bare `type: object` gives none): the operation
- * never reads it, so what it holds is not looked at. An empty list — a value nothing describes — is read
- * whole.
+ * Where the operation reads a request value's text, by the schemas that describe it: `member(key)` is
+ * undefined for a member an object schema gives no place (not in `properties`, `patternProperties` or a
+ * schema `additionalProperties`; a bare `type: object` gives none): the operation never reads it, so what
+ * it holds is not looked at. A value nothing describes (WHOLE) is read whole. Built once per place of the
+ * schema, its children on first use and keyed by the spec's names only: a client's keys never grow it.
  */
-const ignored = Symbol('ignored');
-type Described = JsonSchema[] | typeof ignored;
-
-function memberSchemas(schemas: JsonSchema[], key: string, doc: OpenApiDocument): Described {
-  const found: JsonSchema[] = [];
-  let listsMembers = false;
-  for (const schema of schemas) {
-    const properties = schema.properties as Record<string, unknown> | undefined;
-    const patterns = schema.patternProperties as Record<string, unknown> | undefined;
-    if (schema.type === 'object' || properties || patterns) listsMembers = true;
-    if (properties && Object.hasOwn(properties, key)) branchesOf(properties[key], doc, found);
-    for (const [pattern, described] of Object.entries(patterns ?? {})) {
-      if (new RegExp(pattern, 'u').test(key)) branchesOf(described, doc, found);
-    }
-    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
-      branchesOf(schema.additionalProperties, doc, found);
-    }
-  }
-  return listsMembers && found.length === 0 ? ignored : found;
+interface TextReading {
+  member(key: string): TextReading | undefined;
+  item(index: number): TextReading;
 }
 
-function itemSchemas(schemas: JsonSchema[], index: number, doc: OpenApiDocument): JsonSchema[] {
-  const found: JsonSchema[] = [];
+const WHOLE: TextReading = { member: () => WHOLE, item: () => WHOLE };
+
+function textReadingOf(schemas: JsonSchema[], doc: OpenApiDocument): TextReading {
+  if (schemas.length === 0) return WHOLE;
+  const properties = new Map<string, JsonSchema[]>();
+  const patterns: Array<[RegExp, JsonSchema[]]> = [];
+  const others: JsonSchema[] = [];
+  const items: JsonSchema[] = [];
+  const prefix: JsonSchema[][] = [];
+  let listsMembers = false;
   for (const schema of schemas) {
-    const prefix = schema.prefixItems;
-    const item = Array.isArray(prefix) && index < prefix.length ? prefix[index] : schema.items;
-    if (item && typeof item === 'object') branchesOf(item, doc, found);
+    const described = (schema.properties ?? {}) as Record<string, unknown>;
+    const patterned = (schema.patternProperties ?? {}) as Record<string, unknown>;
+    if (schema.type === 'object' || schema.properties || schema.patternProperties) listsMembers = true;
+    for (const [key, property] of Object.entries(described)) {
+      properties.set(key, branchesOf(property, doc, properties.get(key)));
+    }
+    for (const [pattern, property] of Object.entries(patterned)) {
+      patterns.push([new RegExp(pattern, 'u'), branchesOf(property, doc)]);
+    }
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+      branchesOf(schema.additionalProperties, doc, others);
+    }
+    if (Array.isArray(schema.prefixItems)) {
+      for (const [index, item] of schema.prefixItems.entries())
+        prefix[index] = branchesOf(item, doc, prefix[index]);
+    }
+    if (schema.items && typeof schema.items === 'object') branchesOf(schema.items, doc, items);
   }
-  return found;
+  // Keyed by the spec's names and positions only (a property, `additional`, a prefix item, `items`).
+  const children = new Map<string, TextReading>();
+  const child = (place: string, describing: () => JsonSchema[]): TextReading => {
+    let reading = children.get(place);
+    if (!reading) {
+      reading = textReadingOf(describing(), doc);
+      children.set(place, reading);
+    }
+    return reading;
+  };
+  return {
+    member(key) {
+      const matched = patterns.filter(([pattern]) => pattern.test(key)).flatMap(([, branches]) => branches);
+      const named = properties.get(key);
+      // A key a pattern matches is the client's: read now, never kept.
+      if (matched.length > 0) return textReadingOf([...(named ?? []), ...matched, ...others], doc);
+      if (named) return child(`property ${key}`, () => [...named, ...others]);
+      if (others.length > 0) return child('additional', () => others);
+      return listsMembers ? undefined : WHOLE;
+    },
+    item(index) {
+      if (index < prefix.length) return child(`item ${index}`, () => [...(prefix[index] ?? []), ...items]);
+      return child('items', () => items);
+    },
+  };
 }
 
 /**
  * Fields whose key or value holds a character no text may hold (UNSTORABLE), wherever the operation reads
- * them: a known field, a nested key of one, an item. Refused up front, the same way on both databases. A
- * member the body's schema does not describe is ignored like any other text it holds (`schemas`: what
- * describes `value`; empty for a path or query parameter, read whole).
+ * them (`reading`): a known field, a nested key of one, an item. Refused up front, the same way on both
+ * databases. A member the body's schema does not describe is ignored like any other text it holds.
  */
 function textProblems(
   value: unknown,
   location: string,
   keys: (string | number)[],
   out: FieldProblem[],
-  schemas: JsonSchema[],
-  doc: OpenApiDocument,
+  reading: TextReading,
 ): FieldProblem[] {
   if (out.length >= 20) return out;
   if (typeof value === 'string') {
@@ -167,16 +195,15 @@ function textProblems(
     if (problem) out.push({ field: fieldPath(location, keys), message: problem });
   } else if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
-      textProblems(item, location, [...keys, index], out, itemSchemas(schemas, index, doc), doc);
+      textProblems(item, location, [...keys, index], out, reading.item(index));
     }
   } else if (value && typeof value === 'object') {
     for (const key of Object.keys(value)) {
-      const described = memberSchemas(schemas, key, doc);
-      if (described === ignored) continue;
+      const member = reading.member(key);
+      if (!member) continue;
       const problem = unstorable(key);
       if (problem) out.push({ field: fieldPath(location, [...keys, key]), message: problem });
-      else
-        textProblems((value as Record<string, unknown>)[key], location, [...keys, key], out, described, doc);
+      else textProblems((value as Record<string, unknown>)[key], location, [...keys, key], out, member);
     }
   }
   return out;
@@ -365,25 +392,25 @@ function requestTextCheck(
   const bodyMediaTypes = Object.keys(operation.requestBody?.content ?? {});
   const queryNames = operation.parameters.filter((p) => p.node.in === 'query').map((p) => p.node.name);
   const integers = integerParameters(operation, doc);
-  const bodySchemas = new Map(
+  const bodyReadings = new Map(
     Object.entries(operation.requestBody?.content ?? {}).map(([mediaType, content]) => [
       mediaType,
-      branchesOf((content as { schema?: unknown }).schema, doc),
+      textReadingOf(branchesOf((content as { schema?: unknown }).schema, doc), doc),
     ]),
   );
   return (request) => {
     const problems: FieldProblem[] = [];
-    textProblems(request.params, 'path', [], problems, [], doc);
+    textProblems(request.params, 'path', [], problems, WHOLE);
     // Parameters are declared one by one: one the operation does not declare is not read at all.
     const query = request.query as Record<string, unknown>;
     for (const name of queryNames) {
-      if (query[name] !== undefined) textProblems(query[name], 'query', [name], problems, [], doc);
+      if (query[name] !== undefined) textProblems(query[name], 'query', [name], problems, WHOLE);
     }
     // A JSON or form body's keys and values, as far as its schema reads them; a CSV document's text (an
     // unknown Content-Type's bytes are refused below, unread).
     if (!Buffer.isBuffer(request.body)) {
-      const schemas = bodySchemas.get(mediaTypeOf(request) ?? '') ?? [];
-      textProblems(request.body, 'body', [], problems, schemas, doc);
+      const reading = bodyReadings.get(mediaTypeOf(request) ?? '') ?? WHOLE;
+      textProblems(request.body, 'body', [], problems, reading);
     }
     refuseText(problems);
     const misspelled = misspelledIntegers(request, integers);
