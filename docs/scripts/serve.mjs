@@ -108,6 +108,8 @@ function serverRewrite(platformServer) {
  * @param {{ port?: number, host?: string, platformServer?: string }} [options]
  */
 export function serveDocs({ port = 4000, host = '127.0.0.1', platformServer } = {}) {
+  // Read once: the build is done before the docs are served.
+  const rewrite = serverRewrite(platformServer);
   const server = createServer((request, response) => {
     if (new URL(request.url ?? '/', 'http://x').pathname === '/try/trigger') {
       sendTestEvent(request, response).catch((error) => {
@@ -128,8 +130,7 @@ export function serveDocs({ port = 4000, host = '127.0.0.1', platformServer } = 
       return;
     }
     const type = types[extname(file)] ?? 'application/octet-stream';
-    const rewrite = /^text\/(html|javascript)/.test(type) ? serverRewrite(platformServer) : undefined;
-    if (rewrite) {
+    if (rewrite && /^text\/(html|javascript)/.test(type)) {
       response.writeHead(200, { 'content-type': type }).end(rewrite(readFileSync(file, 'utf8')));
       return;
     }
