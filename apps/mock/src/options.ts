@@ -7,6 +7,7 @@ import {
   optionsHelp,
   pemCertificates,
   repeatable,
+  seconds,
   switchFlag,
   text,
   url,
@@ -17,9 +18,6 @@ import { mockedApis } from './index.js';
 import { DEFAULT_MAX_ITEMS, DEFAULT_MAX_TENANTS } from './state/store.js';
 import { DEFAULT_WAIT_MS } from './trigger.js';
 
-/** A number of seconds, at least 0 (`1.5`), read as milliseconds. */
-const seconds = () =>
-  matching(/^\s*(\d+\.?\d*|\.\d+)\s*$/, 'a number of seconds').map((given) => Number(given) * 1000);
 const count = () => integer(1, Number.MAX_SAFE_INTEGER);
 const port = () => integer(0, 65_535);
 

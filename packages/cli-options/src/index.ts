@@ -32,6 +32,7 @@ export {
   pemPrivateKey,
   Refused,
   repeatable,
+  seconds,
   switchFlag,
   text,
   url,

@@ -77,6 +77,18 @@ export const integer = (min: number, max: number): Parser<number> =>
     unset: undefined,
   });
 
+/** A decimal number of seconds (`1.5`, `0`), in milliseconds; `aboveZero` refuses 0. */
+export const seconds = ({ aboveZero = false } = {}): Parser<number> =>
+  parser({
+    allowed: aboveZero ? 'a number of seconds above 0' : 'a number of seconds',
+    parse: (given) => {
+      if (!/^\s*(\d+\.?\d*|\.\d+)\s*$/.test(given)) return new Refused();
+      const ms = Number(given) * 1000;
+      return aboveZero && ms === 0 ? new Refused() : ms;
+    },
+    unset: undefined,
+  });
+
 const MILLISECONDS_PER_UNIT: Readonly<Record<string, number>> = {
   ms: 1,
   s: 1000,

@@ -14,6 +14,7 @@ import {
   pemPrivateKey,
   Refused,
   repeatable,
+  seconds,
   switchFlag,
   text,
   url,
@@ -27,6 +28,17 @@ describe('value parsers', () => {
     expect(parseDuration('250')).toBe(250);
     expect(parseDuration('soon')).toBeUndefined();
     expect(duration(1000).parse('999')).toBeInstanceOf(Refused);
+  });
+
+  it('reads a decimal number of seconds as milliseconds, 0 only when allowed', () => {
+    expect(seconds().parse('1.5')).toBe(1500);
+    expect(seconds().parse('.25')).toBe(250);
+    expect(seconds().parse('0')).toBe(0);
+    expect(seconds({ aboveZero: true }).parse('0.0')).toBeInstanceOf(Refused);
+    expect(seconds({ aboveZero: true }).parse('0.001')).toBe(1);
+    for (const given of ['1e3', '-1', '1s', '', 'x'])
+      expect(seconds().parse(given), given).toBeInstanceOf(Refused);
+    expect(seconds({ aboveZero: true }).allowed).toBe('a number of seconds above 0');
   });
 
   it('checks integers against their bounds', () => {

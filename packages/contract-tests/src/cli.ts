@@ -15,6 +15,7 @@ import {
   optionsHelp,
   optionsOf,
   path,
+  seconds,
   switchFlag,
   text,
 } from '@platform-api/cli-options';
@@ -76,9 +77,7 @@ export const RUN_OPTIONS = {
   }),
   maxResponseTimeMs: option({
     flag: 'max-response-time',
-    parser: matching(/^(?!0+(\.0*)?$)\d+(\.\d+)?$/, 'a number of seconds above 0').map(
-      (seconds) => Number(seconds) * 1000,
-    ),
+    parser: seconds({ aboveZero: true }),
     help: 'fail max_response_time for an answer slower than this many seconds (default: not checked)',
   }),
   rateLimitMs: option({
@@ -91,7 +90,7 @@ export const RUN_OPTIONS = {
   }),
   throttleBudgetMs: option({
     flag: 'throttle-budget',
-    parser: integer(0, 1_000_000).map((seconds) => seconds * 1000),
+    parser: integer(0, 1_000_000).map((budget) => budget * 1000),
     default: String(DEFAULT_THROTTLE_BUDGET_MS / 1000),
     help: "seconds the run may wait out the target's rate limit in all",
   }),
