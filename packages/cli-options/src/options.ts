@@ -140,6 +140,12 @@ export function readOptions<D extends Declaration>(
       if (typeof spec.default === 'object') return spec.default.from(optionValue);
       return parse(spec, spec.default, `the default of --${spec.flag}`);
     }
+    // A flag that takes a value, given none (`--to` last): parseArgs reads it as a switch. Say that, not
+    // `got "true"`, unless "true" is a value it takes (a boolean written as a bare flag).
+    if (flags.get(spec.flag) === true && spec.parser.parse('true') instanceof Refused) {
+      problems.push(`--${spec.flag} needs a value: ${spec.parser.allowed}`);
+      return spec.parser.unset;
+    }
     const values = given.texts.map((text) => parse(spec, text, given.source));
     // A repeated flag's values are lists of one item each; any other flag given twice: the last one wins.
     if (spec.parser.form === 'repeated') return (values as unknown[][]).flat() as V;

@@ -128,6 +128,13 @@ describe('reading options', () => {
     ]);
   });
 
+  it('says a flag needs a value when it is given none, where "true" is no value it takes', () => {
+    expect(read(['--stateless', '--port']).problems).toEqual([
+      '--port needs a value: an integer from 0 to 65535',
+    ]);
+    expect(read(['--port', '80', '--stateless']).config?.stateless).toBe(true);
+  });
+
   it('refuses a default that its own parser refuses, naming it', () => {
     const broken = { size: option({ flag: 'size', parser: integer(1, 2), default: '3', help: 'size' }) };
     expect(() => readOptions(broken, new Map(), {})).toThrow(
