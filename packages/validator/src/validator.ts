@@ -4,7 +4,9 @@
 // documented, do the documented headers match, does the body match its schema.
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createSpecAjv, SPEC_ID } from './ajv.js';
+import { closestBranchErrors, type SchemaAccess } from './branches.js';
 import {
+  getByPointer,
   HTTP_METHODS,
   type HttpMethod,
   isObject,
@@ -114,8 +116,24 @@ export class SpecValidator {
     return routes.find((route) => route.pattern.test(pathname))?.operation;
   }
 
-  /** Validates a value against the schema at a JSON pointer in the document. */
+  /**
+   * Validates a value against the schema at a JSON pointer in the document. Where an `anyOf`/`oneOf`
+   * fails, only the errors of the branch the value came closest to are reported (branches.ts).
+   */
   validateAt(pointer: string, value: unknown): string[] {
+    const validate = this.compile(pointer);
+    if (validate(value)) return [];
+    const errors = [...(validate.errors ?? [])];
+    let closest: ErrorObject[] = [];
+    try {
+      closest = closestBranchErrors(this.schemas, pointer, value, errors);
+    } catch {
+      // A schema the branch walk cannot read: Ajv's own errors still say what is wrong.
+    }
+    return formatErrors(closest.length > 0 ? closest : errors);
+  }
+
+  private compile(pointer: string): ValidateFunction {
     let validate = this.compiled.get(pointer);
     if (!validate) {
       const found = this.ajv.getSchema(`${SPEC_ID}${pointer}`);
@@ -123,8 +141,14 @@ export class SpecValidator {
       validate = found;
       this.compiled.set(pointer, validate);
     }
-    return validate(value) ? [] : formatErrors(validate.errors);
+    return validate;
   }
+
+  private readonly schemas: SchemaAccess = {
+    compile: (pointer) => this.compile(pointer),
+    resolve: (located) => this.resolve(located),
+    at: (pointer) => this.resolve({ node: getByPointer(this.document, pointer), pointer }),
+  };
 
   /** Resolves a local `$ref` node within this document. */
   resolve<T = JsonObject>(located: Located<unknown>): Located<T> {

@@ -132,3 +132,80 @@ describe('SpecValidator', () => {
     expect(validator.findOperation('POST', '/things/42')).toBeUndefined();
   });
 });
+
+describe('an anyOf or oneOf that fails: the errors of the branch the value was meant for', () => {
+  const person = {
+    type: 'object',
+    required: ['id', 'name', 'email'],
+    // `password: false`: a boolean schema among the properties, which fixes no value.
+    properties: {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      password: false,
+    },
+    additionalProperties: false,
+  };
+  const deleted = {
+    type: 'object',
+    required: ['id', 'deleted'],
+    properties: { id: { type: 'integer' }, name: { type: 'string' }, deleted: { const: true } },
+    additionalProperties: false,
+  };
+  const alternatives = new SpecValidator({
+    openapi: '3.1.0',
+    paths: {},
+    components: {
+      schemas: {
+        Deleted: deleted,
+        Person: person,
+        PersonOrDeleted: {
+          anyOf: [{ $ref: '#/components/schemas/Deleted' }, { $ref: '#/components/schemas/Person' }],
+        },
+        Team: {
+          type: 'object',
+          properties: { lead: { $ref: '#/components/schemas/PersonOrDeleted' } },
+        },
+        Shape: {
+          oneOf: [
+            {
+              type: 'object',
+              required: ['kind', 'radius'],
+              properties: { kind: { const: 'circle' }, radius: { type: 'number' } },
+            },
+            {
+              type: 'object',
+              required: ['kind', 'side'],
+              properties: { kind: { const: 'square' }, side: { type: 'number' } },
+            },
+          ],
+        },
+      },
+    },
+  });
+  const errors = (name: string, value: unknown) =>
+    alternatives.validateAt(`#/components/schemas/${name}`, value);
+
+  it('a live one missing a field is held to the live branch, not told it lacks `deleted`', () => {
+    expect(errors('PersonOrDeleted', { id: 1, name: 'a' })).toEqual([
+      `body must have required property 'email' {"missingProperty":"email"}`,
+    ]);
+    expect(errors('PersonOrDeleted', { id: 1, deleted: true, extra: 1 })).toEqual([
+      'body must NOT have additional properties {"additionalProperty":"extra"}',
+    ]);
+  });
+
+  it('inside a property, and in a oneOf by the field that tells its branches apart', () => {
+    expect(errors('Team', { lead: { id: 'x', name: 'a', email: 'e' } })).toEqual([
+      '/lead/id must be integer {"type":"integer"}',
+    ]);
+    expect(errors('Shape', { kind: 'square', radius: 2 })).toEqual([
+      `body must have required property 'side' {"missingProperty":"side"}`,
+    ]);
+  });
+
+  it('holds a value of another type to the first branch, and reports nothing for one that fits a branch', () => {
+    expect(errors('PersonOrDeleted', 'x')).toEqual(['body must be object {"type":"object"}']);
+    expect(errors('PersonOrDeleted', { id: 1, name: 'a', email: 'e' })).toEqual([]);
+  });
+});
