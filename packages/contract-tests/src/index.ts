@@ -91,6 +91,7 @@ export {
   type Failure,
   failuresOf,
   type RunReport,
+  type RunScopes,
   Session,
   type StatusRow,
 } from './run/session.js';
@@ -105,7 +106,12 @@ export {
 } from './run/values/index.js';
 export { type BundleName, loadBundle } from './spec.js';
 export { TARGETS } from './targets/index.js';
-export { type ClientCredentials, platformClient, webhooksPhase } from './targets/platform-target.js';
+export {
+  type ClientCredentials,
+  platformClient,
+  platformScopes,
+  webhooksPhase,
+} from './targets/platform-target.js';
 export { allowListFile, readAllowList } from './targets/site/drift-scenarios.js';
 export type { ScenarioTarget } from './targets/site/harness.js';
 export { type ScenarioPhaseOptions, type ScenarioSuite, scenarioPhase } from './targets/site/phase.js';

@@ -35,7 +35,15 @@ const json = (schema: unknown) => ({ content: { 'application/json': { schema } }
 const spec = {
   openapi: '3.1.0',
   info: { title: 'items', version: '1' },
-  components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+  components: {
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer' },
+      oauth: {
+        type: 'oauth2',
+        flows: { clientCredentials: { tokenUrl: '/token', scopes: { items: 'items', owners: 'owners' } } },
+      },
+    },
+  },
   security: [{ bearer: [] }],
   paths: {
     '/items': {
@@ -122,6 +130,7 @@ const spec = {
       get: {
         operationId: 'getItemOwner',
         parameters: [itemPath],
+        security: [{ oauth: ['owners'] }],
         responses: {
           '200': { description: 'the owner', ...json({ type: 'object' }) },
           '401': { description: 'no credentials' },
@@ -133,7 +142,9 @@ const spec = {
 
 /** The run's bearer tokens, as the report's placeholders name them. */
 const SECRETS = { TOKEN: 'tok-a', OTHER_TOKEN: 'tok-b' };
-const TOKENS = Object.values(SECRETS);
+/** A token of the run's client without the `owners` scope (scope_enforcement). */
+const NARROWED = 'tok-c';
+const TOKENS = [...Object.values(SECRETS), NARROWED];
 
 /** The server, wrong on purpose: each line of it is the fault of one check (or two). */
 function wrongServer(request: IncomingMessage, response: ServerResponse): void {
@@ -179,7 +190,7 @@ function wrongServer(request: IncomingMessage, response: ServerResponse): void {
     // auth_scheme_case: only "Bearer" with an exact token.
     if (!TOKENS.some((token) => request.headers.authorization === `Bearer ${token}`)) return send(401);
     const owner = /^\/items\/\d+\/owner$/.exec(pathname);
-    // status_code_conformance and ensure_resource_availability
+    // status_code_conformance and ensure_resource_availability; scope_enforcement: any token's scopes do
     if (owner) return send(404, { error: 'no owner' });
     if (!/^\/items\/\d+$/.test(pathname)) return send(404);
     // response_schema_conformance (no name), use_after_free and tenant_isolation: every item is served to
@@ -212,6 +223,10 @@ describe('replay judges every check as the run does', () => {
       phases: ['examples', 'coverage', 'fuzz', 'stateful', 'transport'],
       maxExamples: 10,
       seed: 1,
+      scopes: {
+        granted: ['items', 'owners'],
+        clientFor: async () => new ContractClient({ validator, baseUrl, credentials: { bearer: NARROWED } }),
+      },
       transport: { oversizedBodyBytes: 64 * 1024 },
     });
     expect(run.fatal).toBeUndefined();
@@ -249,15 +264,19 @@ describe('replay judges every check as the run does', () => {
     expect(differing).toEqual([]);
   }, 60_000);
 
-  it('refuses the checks an answer alone cannot show: webhook deliveries, scenarios, the time budget', async () => {
+  it('refuses the checks an answer alone cannot show: webhook deliveries, scenarios, the time budget, what several answers show together', async () => {
     const [failure] = casesOf(report);
     if (!failure) throw new Error('the run reported nothing');
     const unjudged = CHECK_NAMES.filter((name) => CHECKS[name].judge === undefined);
     expect(unjudged.sort()).toEqual([
+      'deleted_not_listed',
       'max_response_time',
+      'pagination_semantics',
       'request_body_conformance',
       'request_headers_conformance',
       'site_scenario',
+      'unique_conflict',
+      'update_persisted',
     ]);
     for (const check of unjudged) {
       const replayed = replayFailure(
@@ -270,5 +289,56 @@ describe('replay judges every check as the run does', () => {
       );
       await expect(replayed).rejects.toThrow('cannot be replayed');
     }
+  });
+});
+
+describe('a verdict names the real cause of an answer', () => {
+  const validator = new SpecValidator(spec);
+  const operation = validator.operation('getItem');
+  const request = { method: 'GET', url: 'http://items/items/1', headers: {} };
+  const verdict = (
+    check: 'use_after_free' | 'tenant_isolation',
+    status: number,
+    body: unknown,
+    otherTenant = false,
+  ) =>
+    CHECKS[check].judge?.({
+      validator,
+      operation,
+      request,
+      answer: {
+        status,
+        headers: new Headers({ 'content-type': 'application/json' }),
+        text: JSON.stringify(body),
+        json: body,
+      },
+      otherTenant,
+    });
+
+  it('use_after_free: a refusal of the read is a refusal, with its message, not a live resource', () => {
+    expect(verdict('use_after_free', 400, { status: 400, message: 'The id  is\nnot valid.' })).toEqual([
+      'getItem answered 400 (a refusal, neither 404/410 nor the deleted form): The id is not valid.',
+    ]);
+    expect(verdict('use_after_free', 500, { detail: 'x'.repeat(200) })).toEqual([
+      `getItem answered 500 (a server error, neither 404/410 nor the deleted form): ${'x'.repeat(160)}…`,
+    ]);
+    expect(verdict('use_after_free', 200, { id: 1, name: 'one' })).toEqual([
+      'getItem answered 200 with a live resource',
+    ]);
+    expect(verdict('use_after_free', 404, {})).toEqual([]);
+  });
+
+  it('tenant_isolation: the other tenant refused for another reason, and the owner refused its own', () => {
+    expect(verdict('tenant_isolation', 400, { message: 'Bad id.' }, true)).toEqual([
+      "another tenant's getItem answered 400 (a refusal, neither 403 nor 404): Bad id.",
+    ]);
+    expect(verdict('tenant_isolation', 200, { id: 1, name: 'one' }, true)).toEqual([
+      "another tenant's getItem answered 200",
+    ]);
+    expect(verdict('tenant_isolation', 403, {}, true)).toEqual([]);
+    expect(verdict('tenant_isolation', 400, { message: 'Bad id.' })).toEqual([
+      "the owner's getItem answered 400 (a refusal, not the live resource): Bad id.",
+    ]);
+    expect(verdict('tenant_isolation', 200, { id: 1, name: 'one' })).toEqual([]);
   });
 });

@@ -123,7 +123,7 @@ const CHECK_LIST = [
   {
     name: 'ignored_auth',
     description:
-      'An operation that requires credentials refuses (no 2xx) a request without them and one with a wrong credential (a made-up bearer token; its own Basic user with a wrong secret).',
+      'An operation that requires credentials refuses (no 2xx) a request without them and one with a wrong credential (a made-up bearer token; its own Basic user with a wrong secret), on a resource the run made where the spec links one.',
     judge: ({ request, answer }) => {
       const scheme = request.headers.authorization?.split(' ')[0];
       return problemIf(
@@ -146,8 +146,21 @@ const CHECK_LIST = [
     judge: (evidence) => {
       const { status } = evidence.answer;
       const gone = status === 404 || status === 410 || (isSuccess(status) && isDeletedForm(evidence));
-      return problemIf(!gone, `${evidence.operation.operationId} answered ${status} with a live resource`);
+      const answered = isSuccess(status)
+        ? `${status} with a live resource`
+        : described(evidence.answer, 'neither 404/410 nor the deleted form');
+      return problemIf(!gone, `${evidence.operation.operationId} answered ${answered}`);
     },
+  },
+  {
+    name: 'update_persisted',
+    description:
+      'After a change answered 2xx, a read of the resource shows every value its body sent (fields left out are not judged).',
+  },
+  {
+    name: 'unique_conflict',
+    description:
+      'A second create reusing a value the spec marks unique (x-state: {unique}) answers the documented 409, in any letter case where case is ignored.',
   },
   {
     name: 'tenant_isolation',
@@ -159,11 +172,36 @@ const CHECK_LIST = [
       if (otherTenant)
         return problemIf(
           answer.status !== 403 && answer.status !== 404,
-          `another tenant's ${operation.operationId} answered ${answer.status}`,
+          `another tenant's ${operation.operationId} answered ${isSuccess(answer.status) ? answer.status : described(answer, 'neither 403 nor 404')}`,
         );
+      const deleted = isSuccess(answer.status) && isDeletedForm(evidence);
       return problemIf(
-        !isSuccess(answer.status) || isDeletedForm(evidence),
-        `the owner's ${operation.operationId} answered ${answer.status}`,
+        !isSuccess(answer.status) || deleted,
+        `the owner's ${operation.operationId} answered ${deleted ? `${answer.status} with the deleted form` : described(answer, 'not the live resource')}`,
+      );
+    },
+  },
+  {
+    name: 'pagination_semantics',
+    description:
+      'A paged list (limit/offset, per_page/page: read from its parameters) walked page by page lists each item once, no page beyond its size, and past its end an empty list or the status the spec declares (x-state: {pastEnd}).',
+  },
+  {
+    name: 'deleted_not_listed',
+    description:
+      "After a successful delete, the item's collection (the GET on its path's parent) no longer lists it, or lists it only in a form marked x-resource-deleted.",
+  },
+  {
+    name: 'scope_enforcement',
+    description:
+      "A token of the run's own client asked for the run's other scopes only is refused (403, RFC 6750 insufficient_scope) by every operation that needs the scope it lacks.",
+    judge: ({ operation, answer }) => {
+      const scopes = [
+        ...new Set(operation.security.flatMap((requirement) => Object.values(requirement).flat())),
+      ];
+      return problemIf(
+        answer.status !== 403,
+        `a token without the scope ${scopes.join(' or ')} was answered ${answer.status}`,
       );
     },
   },
@@ -377,6 +415,30 @@ export const PROFILES = {
 } as const satisfies Record<string, { phases: readonly PhaseName[]; checks: readonly CheckName[] }>;
 export type ProfileName = keyof typeof PROFILES;
 
+/**
+ * A status that is not the one a check expects, with what it is (`expected`: what it should have been) and
+ * the message of its body: a refusal of a valid request reads as the refusal it is, not as a resource.
+ */
+function described(answer: Answer, expected: string): string {
+  const kind = answer.status >= 500 ? 'a server error' : answer.status >= 400 ? 'a refusal' : 'a redirect';
+  const message = errorMessage(answer);
+  return `${answer.status} (${kind}, ${expected})${message ? `: ${message}` : ''}`;
+}
+
+const MESSAGE_LENGTH = 160;
+
+/** An error body's message, shortened: its text field (RFC 9457's detail or title, or a message), else its start. */
+function errorMessage(answer: Answer): string {
+  const body = answer.json;
+  const field = isObject(body)
+    ? ['detail', 'message', 'title', 'error']
+        .map((name) => body[name])
+        .find((value) => typeof value === 'string')
+    : undefined;
+  const text = (typeof field === 'string' ? field : answer.text).replace(/\s+/g, ' ').trim();
+  return text.length > MESSAGE_LENGTH ? `${text.slice(0, MESSAGE_LENGTH)}…` : text;
+}
+
 /** `Bearer`, `Basic`: the scheme as RFC 9110 writes it. */
 function canonicalScheme(scheme: string): string {
   if (scheme.toLowerCase() === 'bearer') return 'Bearer';
@@ -430,7 +492,8 @@ function isDeletedForm({ validator, operation, answer }: Evidence): boolean {
   );
 }
 
-function deletedSchemas(validator: SpecValidator, schema: Located<unknown>, depth = 0): Located[] {
+/** The schemas marked `x-resource-deleted` a schema is, or is among its `oneOf`/`anyOf` branches. */
+export function deletedSchemas(validator: SpecValidator, schema: Located<unknown>, depth = 0): Located[] {
   if (depth > 3) return [];
   const resolved = validator.resolve(schema as Located);
   if (resolved.node['x-resource-deleted'] === true) return [resolved];

@@ -7,12 +7,15 @@ import type { CallOptions, QueryValue } from '../client.js';
 import { exampleRequest } from '../examples.js';
 import { malformedBody } from './malformed-bodies.js';
 import {
+  type Freshened,
   type InvalidValue,
   invalidValues,
   nulOutsideSchema,
   requestBodySchema,
   sampleOne,
+  uniqueFields,
   validValues,
+  withFreshUniques,
 } from './values/index.js';
 
 /** How strings are generated: whether U+0000 may appear (default yes). */
@@ -28,6 +31,48 @@ export interface GeneratedRequest {
   undetermined?: string;
   /** A JSON body sent as bytes that are no JSON text (malformed-bodies.ts). */
   malformed?: boolean;
+  /** A unique field the body carries with a value not made fresh for it (values/unique.ts). */
+  stale?: string;
+}
+
+/**
+ * Puts fresh values into the unique fields of a body value (`keep`: the fields the request tests, left
+ * as they are), for one request.
+ */
+export type Freshen = (body: unknown, keep?: (name: string) => boolean) => Freshened;
+
+/**
+ * The operation's Freshen, each call with a new tag (`tag`: the session's uniqueTag()); undefined when its
+ * body has no unique field.
+ */
+export function freshener(
+  validator: SpecValidator,
+  operation: Operation,
+  tag: () => string,
+): Freshen | undefined {
+  const body = requestBodySchema(operation);
+  if (!body || uniqueFields(validator, body.schema).length === 0) return undefined;
+  return (value, keep) => withFreshUniques(validator, body.schema, value, tag(), keep);
+}
+
+/** A request with fresh unique values in its (not yet encoded) body, and the field left stale if any. */
+export function freshRequest(
+  request: CallOptions,
+  freshen: Freshen | undefined,
+  keep?: (name: string) => boolean,
+): { options: CallOptions; stale?: string } {
+  if (!freshen || !isObject(request.body)) return { options: request };
+  const { value, stale } = freshen(request.body, keep);
+  return { options: { ...request, body: value }, ...(stale === undefined ? {} : { stale }) };
+}
+
+/** Makes the body among `values` fresh in place; returns the field left stale, if any. */
+function freshenBody(parts: Part[], values: unknown[], freshen: Freshen | undefined): string | undefined {
+  const index = parts.findIndex((part) => part.location === 'body');
+  if (!freshen || index < 0 || values[index] === undefined) return undefined;
+  const { value, stale } = freshen(values[index]);
+  values[index] = value;
+  return stale;
 }
 
 type ParameterLocation = 'path' | 'query' | 'header';
@@ -129,15 +174,19 @@ export function positiveRequests(
   validator: SpecValidator,
   operation: Operation,
   text: TextOptions = {},
+  { freshen }: { freshen?: Freshen } = {},
 ): fc.Arbitrary<GeneratedRequest> {
   const parts = requestParts(operation);
-  return fc.tuple(...parts.map((part) => validPart(validator, part, text))).map((values) => {
+  return fc.tuple(...parts.map((part) => validPart(validator, part, text))).map((drawn) => {
+    const values = [...drawn];
     const undetermined = parts.some(
       (part, index) => part.location === 'body' && nulOutsideSchema(validator, part.schema, values[index]),
     );
+    const stale = freshenBody(parts, values, freshen);
     return {
       options: assemble(parts, values),
       ...(undetermined ? { undetermined: 'U+0000 in a property no schema describes' } : {}),
+      ...(stale === undefined ? {} : { stale }),
     };
   });
 }
@@ -150,7 +199,7 @@ export function negativeRequests(
   validator: SpecValidator,
   operation: Operation,
   text: TextOptions = {},
-  { malformedBodies = true }: { malformedBodies?: boolean } = {},
+  { malformedBodies = true, freshen }: { malformedBodies?: boolean; freshen?: Freshen } = {},
 ): fc.Arbitrary<GeneratedRequest> | undefined {
   const parts = requestParts(operation);
   const variants: fc.Arbitrary<GeneratedRequest>[] = [];
@@ -168,13 +217,21 @@ export function negativeRequests(
         fc.tuple(invalid, ...others).map(([bad, ...values]) => {
           const { value, violates } = bad as InvalidValue;
           values[brokenIndex] = value;
-          return { options: assemble(parts, values), violates: `${label(broken)}: ${violates}` };
+          // The broken value of a unique field does not fit its schema: it stays, and makes it stale.
+          const stale = freshenBody(parts, values, freshen);
+          return {
+            options: assemble(parts, values),
+            violates: `${label(broken)}: ${violates}`,
+            ...(stale === undefined ? {} : { stale }),
+          };
         }),
       );
     }
     // A JSON body that is no JSON text at all (cut short, not UTF-8), everything else valid.
     if (malformedBodies && isJsonBody(broken)) {
-      const bodies = validValues(validator, broken.schema, { location: 'body', ...text });
+      const valid = validValues(validator, broken.schema, { location: 'body', ...text });
+      // Made fresh before they become bytes: a lenient server must meet no conflict, but accept them.
+      const bodies = freshen ? valid.map((value) => freshen(value).value) : valid;
       variants.push(
         fc.tuple(malformedBody(bodies), ...others).map(([malformed, ...values]) => {
           values[brokenIndex] = malformed.bytes;
@@ -185,10 +242,15 @@ export function negativeRequests(
     // A missing path parameter changes the path itself, which is another operation's business.
     if (broken.required && broken.location !== 'path') {
       variants.push(
-        fc.tuple(...others).map((values) => ({
-          options: assemble(parts, values),
-          violates: `${label(broken)}: required, left out`,
-        })),
+        fc.tuple(...others).map((drawn) => {
+          const values = [...drawn];
+          const stale = freshenBody(parts, values, freshen);
+          return {
+            options: assemble(parts, values),
+            violates: `${label(broken)}: required, left out`,
+            ...(stale === undefined ? {} : { stale }),
+          };
+        }),
       );
     }
   });

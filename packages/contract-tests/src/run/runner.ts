@@ -10,7 +10,7 @@ import { examplesPhase } from './phases/examples.js';
 import { fuzzPhase } from './phases/fuzz.js';
 import { statefulPhase } from './phases/stateful.js';
 import { type TransportOptions, transportPhase } from './phases/transport.js';
-import { type RunReport, Session } from './session.js';
+import { type RunReport, type RunScopes, Session } from './session.js';
 
 export type PhaseRunner = (session: Session) => Promise<void>;
 
@@ -40,6 +40,8 @@ export interface RunOptions {
   phaseRunners?: Partial<Record<PhaseName, PhaseRunner>>;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** The run's OAuth scopes and tokens with fewer of them (scope_enforcement; default: not checked). */
+  scopes?: RunScopes;
 }
 
 export const DEFAULT_MAX_EXAMPLES = 50;
@@ -65,6 +67,7 @@ export async function runContractTests(options: RunOptions): Promise<RunReport> 
     allowNul: options.allowNul ?? true,
     maxResponseTimeMs: options.maxResponseTimeMs,
     log: options.log,
+    scopes: options.scopes,
   });
   const runners: Record<PhaseName, PhaseRunner | undefined> = {
     examples: examplesPhase,

@@ -96,6 +96,15 @@ export interface SessionOptions {
   maxResponseTimeMs?: number;
   /** Progress lines of the run (default: none). */
   log?: (line: string) => void;
+  /** The run's OAuth scopes and tokens with fewer of them, for scope_enforcement (default: not checked). */
+  scopes?: RunScopes;
+}
+
+/** The OAuth scopes a run's token holds, and how to get a token of the same client with fewer. */
+export interface RunScopes {
+  granted: readonly string[];
+  /** A client of the run's own tenant whose token was asked for `scopes` only; throws when none is issued. */
+  clientFor(scopes: readonly string[]): Promise<ContractClient>;
 }
 
 const EXCERPT = 400;
@@ -114,6 +123,7 @@ export class Session {
   readonly api: string;
   readonly text: { allowNul: boolean };
   readonly maxResponseTimeMs: number | undefined;
+  readonly scopes: RunScopes | undefined;
   /** Progress lines of the run, for phases that have more to say than their request count. */
   readonly log: (line: string) => void;
   phase: PhaseName = 'examples';
@@ -135,6 +145,7 @@ export class Session {
     this.runId = options.runId;
     this.text = { allowNul: options.allowNul };
     this.maxResponseTimeMs = options.maxResponseTimeMs;
+    this.scopes = options.scopes;
     this.log = options.log ?? (() => {});
     const include = options.include ?? (() => true);
     this.operations = options.validator.operations.filter(
@@ -360,8 +371,18 @@ export class Session {
     };
   }
 
+  /** Clients of the run's own tenant with fewer scopes: their token is the run's `${TOKEN}` (replay --scopes). */
+  private readonly narrowed = new WeakSet<ContractClient>();
+
+  /** Notes a client of the run's own tenant whose token holds fewer scopes (scope_enforcement). */
+  sameTenant(client: ContractClient): ContractClient {
+    this.narrowed.add(client);
+    return client;
+  }
+
   private otherSecrets(client: ContractClient): Record<string, string> {
     if (client === this.client) return {};
+    if (this.narrowed.has(client)) return client.secrets();
     return Object.fromEntries(
       Object.entries(client.secrets()).map(([name, value]) => [`OTHER_${name}`, value]),
     );

@@ -8,7 +8,7 @@ import { loadBundle, type Operation, SpecValidator } from '@platform-api/validat
 import { type CallOptions, ContractClient } from '../client.js';
 import { namedObjectExample } from '../examples.js';
 import type { PhaseRunner } from '../run/runner.js';
-import type { Session } from '../run/session.js';
+import type { RunScopes, Session } from '../run/session.js';
 import { TargetThrottled, Throttle } from '../throttle.js';
 import { startWebhookReceiver } from '../webhook-receiver.js';
 import { type Target, TargetUnusable } from './target.js';
@@ -70,6 +70,8 @@ export const platformTarget: Target<typeof PLATFORM_OPTIONS> = {
     const clientFor = (clientId: string, clientSecret: string) =>
       platformClient(validator, baseUrl, { clientId, clientSecret }, scopes, throttle);
     const client = await clientFor(options.clientId ?? '', options.clientSecret ?? '');
+    const credentials = { clientId: options.clientId ?? '', clientSecret: options.clientSecret ?? '' };
+    const runScopes = platformScopes(validator, baseUrl, credentials, scopes, throttle);
     const otherTenant =
       otherClientId && otherClientSecret ? await clientFor(otherClientId, otherClientSecret) : undefined;
 
@@ -79,15 +81,29 @@ export const platformTarget: Target<typeof PLATFORM_OPTIONS> = {
         tls: { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') },
         host: options.webhooksHost,
       });
-      return { validator, client, otherTenant, phaseRunners: { webhooks } };
+      return { validator, client, otherTenant, scopes: runScopes, phaseRunners: { webhooks } };
     }
     if (!phases || phases.includes('webhooks'))
       log(
         'webhooks phase not run: it needs --include-internal (the chat operations cause the events) and --webhooks-cert/--webhooks-key (a certificate the server trusts)',
       );
-    return { validator, client, otherTenant };
+    return { validator, client, otherTenant, scopes: runScopes };
   },
 };
+
+/** The run's scopes (`--scopes`), and tokens of the same client asked for fewer (scope_enforcement). */
+export function platformScopes(
+  validator: SpecValidator,
+  baseUrl: string,
+  credentials: ClientCredentials,
+  scopes: string,
+  throttle = new Throttle(),
+): RunScopes {
+  return {
+    granted: scopes.split(/\s+/).filter((scope) => scope !== ''),
+    clientFor: (fewer) => platformClient(validator, baseUrl, credentials, fewer.join(' '), throttle),
+  };
+}
 
 export interface ClientCredentials {
   clientId: string;

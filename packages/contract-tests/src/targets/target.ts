@@ -23,7 +23,7 @@ export interface TargetContext {
 /** What a target adds to a run. */
 export type TargetRun = Pick<
   RunOptions,
-  'validator' | 'client' | 'otherTenant' | 'include' | 'phaseRunners'
+  'validator' | 'client' | 'otherTenant' | 'include' | 'phaseRunners' | 'scopes'
 > & {
   /** Checks that do not apply to this API as its servers are, whatever the command line selects. */
   inapplicableChecks?: ReadonlySet<CheckName>;

@@ -48,7 +48,14 @@ describe('platform API on the mock', () => {
       'transport',
     ]);
     // The stateful checks ran (two tenants), not only the response checks.
-    for (const check of ['ensure_resource_availability', 'use_after_free', 'tenant_isolation'] as const)
+    for (const check of [
+      'ensure_resource_availability',
+      'use_after_free',
+      'tenant_isolation',
+      'pagination_semantics',
+      'deleted_not_listed',
+      'scope_enforcement',
+    ] as const)
       expect(
         report.results.some(
           (result) => result.check === check && result.outcome === 'passed' && result.runs > 0,

@@ -11,6 +11,8 @@ import {
   formatSummary,
   loadBundle,
   platformClient,
+  platformScopes,
+  type RunScopes,
   runContractTests,
   SpecValidator,
   writeReports,
@@ -40,13 +42,17 @@ describe('a server with planted defects (reference server on SQLite behind a def
   let proxy: DefectiveProxy;
   let client: ContractClient;
   let otherTenant: ContractClient;
+  let runScopes: RunScopes;
 
   beforeAll(async () => {
     server = await startReferenceServer('sqlite', { PLATFORM_RATE_LIMIT: '0' });
     proxy = await startDefectiveProxy(server.url, DEFECT_NAMES);
     const clientFor = async (instance: string) =>
       platformClient(validator, proxy.url, await server.createClient(instance, scopes.split(' ')), scopes);
-    client = await clientFor('planted-defects');
+    const credentials = await server.createClient('planted-defects', scopes.split(' '));
+    client = await platformClient(validator, proxy.url, credentials, scopes);
+    // Tokens of the same client with fewer scopes: scope_enforcement.
+    runScopes = platformScopes(validator, proxy.url, credentials, scopes);
     otherTenant = await clientFor('planted-defects-other');
   }, 120_000);
 
@@ -62,6 +68,7 @@ describe('a server with planted defects (reference server on SQLite behind a def
       validator,
       client,
       otherTenant,
+      scopes: runScopes,
       seed,
       maxExamples: 10,
       maxResponseTimeMs: SLOW_ANSWER_MS - 4_000,

@@ -13,6 +13,7 @@ import {
   formatSummary,
   loadBundle,
   PHASES,
+  platformScopes,
   randomSeed,
   runContractTests,
   type SelfSignedCertificate,
@@ -115,6 +116,7 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
       otherTenant,
       seed: runSeed,
       maxExamples: 60,
+      scopes: platformScopes(validator, server.url, credentials, allScopes.join(' ')),
       phaseRunners: { webhooks: webhooksPhase({ tls }) },
     });
     writeReports(report, reportFiles(name));
@@ -137,6 +139,9 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
       'use_after_free',
       'tenant_isolation',
       'request_body_conformance',
+      'pagination_semantics',
+      'deleted_not_listed',
+      'scope_enforcement',
     ] as const) {
       expect(
         report.results.some(

@@ -2,10 +2,15 @@
 // boundary and negative values of its schema (bounds and ±1, lengths, enum members, formats, null, a
 // wrong type, a required field missing, an unknown property, control characters, each optional parameter
 // alone), each put into an otherwise valid request; and a JSON body cut short and one that is not UTF-8.
+// Each request carries fresh values in its body's unique fields (values/unique.ts), but for the field its
+// case tests: a value an earlier request took would get a right server's 409, which tests nothing.
 import type { Operation } from '@platform-api/validator';
+import type { CallOptions } from '../../client.js';
 import { malformedBodies } from '../malformed-bodies.js';
 import {
   baseRequest,
+  freshener,
+  freshRequest,
   generationLocation,
   isJsonBody,
   requestParts,
@@ -14,7 +19,7 @@ import {
 } from '../requests.js';
 import type { Session } from '../session.js';
 import { coverageValues } from '../values/index.js';
-import { judgeCall, skipUngenerable } from './judge.js';
+import { type Expectation, judgeCall, skipUngenerable } from './judge.js';
 
 export async function coveragePhase(session: Session): Promise<void> {
   for (const operation of session.operations) {
@@ -23,45 +28,48 @@ export async function coveragePhase(session: Session): Promise<void> {
 }
 
 async function coverOperation(session: Session, operation: Operation): Promise<void> {
-  {
-    const base = baseRequest(session.validator, operation, session.seed, session.text);
-    for (const part of requestParts(operation)) {
-      const where = part.location === 'body' ? 'body' : `${part.location} ${part.name}`;
-      const values = coverageValues(session.validator, part.schema, {
-        location: generationLocation(part),
-        ...session.text,
-      });
-      for (const { value, valid, label, undetermined } of values) {
-        // An empty path parameter is another URL, not a value of this one (the trailing_slash check's).
-        if (part.location === 'path' && (value === '' || value === null)) continue;
-        if (!valid && !sendableInvalid(part, value)) continue;
-        const result = await session.call(operation, withPart(base, part, value));
-        judgeCall(
-          session,
-          result,
-          undetermined
-            ? { valid: 'unknown' }
-            : valid
-              ? { valid: true }
-              : { valid: false, violates: `${where}: ${label}` },
-        );
-      }
-      if (isJsonBody(part) && session.enabled('malformed_json_body', operation.operationId)) {
-        // The base body (or, when the base has none, an empty object) as bytes that are no JSON text.
-        for (const malformed of malformedBodies(base.body ?? {})) {
-          const result = await session.call(operation, withPart(base, part, malformed.bytes));
-          judgeCall(session, result, {
-            valid: false,
-            violates: `body: ${malformed.label}`,
-            check: 'malformed_json_body',
-          });
-        }
-      }
-      if (!part.required) {
-        // Left out, the optional part must not change whether the request is acceptable.
-        const result = await session.call(operation, withPart(base, part, undefined));
-        judgeCall(session, result, { valid: true });
+  const base = baseRequest(session.validator, operation, session.seed, session.text);
+  // Every request gets fresh values in the body's unique fields, but for the one a case tests.
+  const freshen = freshener(session.validator, operation, () => session.uniqueTag());
+  const send = async (request: CallOptions, expected: Expectation, keep?: (name: string) => boolean) => {
+    const { options, stale } = freshRequest(request, freshen, keep);
+    judgeCall(session, await session.call(operation, options), expected, { stale });
+  };
+  for (const part of requestParts(operation)) {
+    const where = part.location === 'body' ? 'body' : `${part.location} ${part.name}`;
+    const values = coverageValues(session.validator, part.schema, {
+      location: generationLocation(part),
+      ...session.text,
+    });
+    for (const { value, valid, label, undetermined, unchanged } of values) {
+      // An empty path parameter is another URL, not a value of this one (the trailing_slash check's).
+      if (part.location === 'path' && (value === '' || value === null)) continue;
+      if (!valid && !sendableInvalid(part, value)) continue;
+      const tested = part.location === 'body' ? (name: string) => !unchanged?.includes(name) : undefined;
+      await send(
+        withPart(base, part, value),
+        undetermined
+          ? { valid: 'unknown' }
+          : valid
+            ? { valid: true }
+            : { valid: false, violates: `${where}: ${label}` },
+        tested,
+      );
+    }
+    if (isJsonBody(part) && session.enabled('malformed_json_body', operation.operationId)) {
+      // The base body (or, when the base has none, an empty object) as bytes that are no JSON text, made
+      // fresh before it becomes bytes.
+      const { options } = freshRequest(base, freshen);
+      for (const malformed of malformedBodies(options.body ?? {})) {
+        const result = await session.call(operation, withPart(base, part, malformed.bytes));
+        judgeCall(session, result, {
+          valid: false,
+          violates: `body: ${malformed.label}`,
+          check: 'malformed_json_body',
+        });
       }
     }
+    // Left out, the optional part must not change whether the request is acceptable.
+    if (!part.required) await send(withPart(base, part, undefined), { valid: true });
   }
 }

@@ -11,24 +11,38 @@ import {
 import type { CallOptions } from '../../client.js';
 import { baseRequest } from '../requests.js';
 import type { Session } from '../session.js';
-import { requestBodySchema } from '../values/index.js';
+import { requestBodySchema, withFreshUniques } from '../values/index.js';
 import { judgeCall } from './judge.js';
 
 const SAFE_METHODS = new Set(['get', 'head', 'options']);
 
 export async function examplesPhase(session: Session): Promise<void> {
   for (const operation of session.operations) {
-    let request = baseRequest(session.validator, operation, session.seed, session.text);
-    if (!SAFE_METHODS.has(operation.method)) request = uniqueRequest(session, operation, request);
-    const result = await session.call(operation, request);
-    judgeCall(session, result, { valid: true });
+    let request: { options: CallOptions; stale?: string } = {
+      options: baseRequest(session.validator, operation, session.seed, session.text),
+    };
+    if (!SAFE_METHODS.has(operation.method)) request = uniqueRequest(session, operation, request.options);
+    const result = await session.call(operation, request.options);
+    judgeCall(session, result, { valid: true }, { stale: request.stale });
   }
 }
 
-function uniqueRequest(session: Session, operation: Operation, request: CallOptions) {
+function uniqueRequest(
+  session: Session,
+  operation: Operation,
+  request: CallOptions,
+): { options: CallOptions; stale?: string } {
   const body = requestBodySchema(operation);
-  if (!body || !isObject(request.body)) return request;
-  return { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.uniqueTag()) };
+  if (!body || !isObject(request.body)) return { options: request };
+  const tag = session.uniqueTag();
+  // The unique fields too, where the free-text tag left them (a format other than e-mail) or broke them.
+  const { value, stale } = withFreshUniques(
+    session.validator,
+    body.schema,
+    uniqueValue(session.validator, body.schema, request.body, tag),
+    tag,
+  );
+  return { options: { ...request, body: value }, ...(stale === undefined ? {} : { stale }) };
 }
 
 /**

@@ -1,11 +1,12 @@
 // The fuzz phase: property-based requests per operation with fast-check, positive (schema-valid) and
-// negative (one constraint broken). A failure is shrunk to a minimal request by fast-check, then replayed
-// once more so the report shows exactly that request and its answer.
+// negative (one constraint broken), each with fresh values in its body's unique fields. A failure is shrunk
+// to a minimal request by fast-check and recorded from the answer that request got while fast-check
+// explored: sent again, a create would meet what its first sending made.
 
 import type { Operation } from '@platform-api/validator';
 import fc from 'fast-check';
 import type { CallResult } from '../../client.js';
-import { type GeneratedRequest, negativeRequests, positiveRequests } from '../requests.js';
+import { freshener, type GeneratedRequest, negativeRequests, positiveRequests } from '../requests.js';
 import type { Session } from '../session.js';
 import { type Expectation, judgeCall, skipUngenerable } from './judge.js';
 
@@ -16,34 +17,38 @@ export async function fuzzPhase(session: Session): Promise<void> {
 }
 
 async function fuzzOperation(session: Session, operation: Operation, index: number): Promise<void> {
-  {
-    const positive = positiveRequests(session.validator, operation, session.text);
+  const freshen = freshener(session.validator, operation, () => session.uniqueTag());
+  const positive = positiveRequests(session.validator, operation, session.text, { freshen });
+  await explore(
+    session,
+    operation,
+    positive,
+    (request) => (request.undetermined ? { valid: 'unknown' } : { valid: true }),
+    session.seed + index * 2,
+  );
+  const negative = negativeRequests(session.validator, operation, session.text, {
+    malformedBodies: session.enabled('malformed_json_body', operation.operationId),
+    freshen,
+  });
+  if (negative) {
     await explore(
       session,
       operation,
-      positive,
-      (request) => (request.undetermined ? { valid: 'unknown' } : { valid: true }),
-      session.seed + index * 2,
+      negative,
+      (request) => ({
+        valid: false,
+        violates: request.violates ?? 'the schema',
+        ...(request.malformed ? { check: 'malformed_json_body' as const } : {}),
+      }),
+      session.seed + index * 2 + 1,
     );
-    const negative = negativeRequests(session.validator, operation, session.text, {
-      malformedBodies: session.enabled('malformed_json_body', operation.operationId),
-    });
-    if (negative) {
-      await explore(
-        session,
-        operation,
-        negative,
-        (request) => ({
-          valid: false,
-          violates: request.violates ?? 'the schema',
-          ...(request.malformed ? { check: 'malformed_json_body' as const } : {}),
-        }),
-        session.seed + index * 2 + 1,
-      );
-    }
   }
 }
 
+/**
+ * Runs fast-check over `requests`, judging each answer quietly, then records the minimal failing
+ * request's verdict from the answer it got.
+ */
 async function explore(
   session: Session,
   operation: Operation,
@@ -51,11 +56,12 @@ async function explore(
   expectation: (request: GeneratedRequest) => Expectation,
   seed: number,
 ): Promise<void> {
-  // While fast-check explores and shrinks, answers are judged silently; only the minimal failing
-  // request is recorded.
+  // Each generated request's answer, kept for the one fast-check ends up calling minimal.
+  const answers = new WeakMap<GeneratedRequest, CallResult>();
   const property = fc.asyncProperty(requests, async (request) => {
     const result = await session.call(operation, request.options);
-    return judgeCall(session, result, expectation(request));
+    answers.set(request, result);
+    return judgeCall(session, result, expectation(request), { stale: request.stale });
   });
   session.quiet = true;
   const outcome = await fc.check(property, { seed, numRuns: session.maxExamples }).finally(() => {
@@ -63,8 +69,12 @@ async function explore(
   });
   const minimal = outcome.counterexample?.[0];
   if (outcome.failed && minimal) {
-    const result: CallResult = await session.call(operation, minimal.options);
-    judgeCall(session, result, expectation(minimal));
+    const seen = answers.get(minimal);
+    // Unknown only if fast-check handed back another object than it sent: then it is sent once more, its
+    // unique values no longer fresh.
+    const result = seen ?? (await session.call(operation, minimal.options));
+    const stale = seen ? minimal.stale : (minimal.stale ?? 'a request sent again');
+    judgeCall(session, result, expectation(minimal), { stale });
   } else if (outcome.failed && outcome.errorInstance) {
     throw outcome.errorInstance;
   }

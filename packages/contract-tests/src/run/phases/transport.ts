@@ -2,10 +2,12 @@
 // rule are in checks.ts; here are the probes, each made from the operation's valid base request (the
 // spec's examples).
 import type { Operation } from '@platform-api/validator';
-import type { SentRequest } from '../../client.js';
+import type { CallOptions, SentRequest } from '../../client.js';
 import type { CheckName } from '../checks.js';
+import { CreatedResources } from '../links.js';
 import { baseRequest } from '../requests.js';
 import type { Session } from '../session.js';
+import { scopeEnforcement } from './scopes.js';
 
 export interface TransportOptions {
   /** Size of the body the oversized_body check sends (default 4 MiB). */
@@ -15,19 +17,24 @@ export interface TransportOptions {
 const PROBED_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];
 
 /**
- * A transport check of one operation, sent from its valid request; it returns where its check does not
- * apply to the operation.
+ * A transport check of one operation, sent from its valid request (`base`, as `request` once prepared);
+ * it returns where its check does not apply to the operation.
  */
 type OperationProbe = (
   session: Session,
   operation: Operation,
   request: SentRequest,
   options: Required<TransportOptions>,
+  base: CallOptions,
 ) => Promise<void>;
 
 /** The transport checks of an operation, each its probe, in the order they are sent. */
 const OPERATION_PROBES: ReadonlyArray<[CheckName, OperationProbe]> = [
   ['ignored_auth', ignoredAuth],
+  [
+    'scope_enforcement',
+    (session, operation, _request, _options, base) => scopeEnforcement(session, operation, base),
+  ],
   ['auth_scheme_case', authSchemeCase],
   ['head_matches_get', headMatchesGet],
   ['trailing_slash', trailingSlash],
@@ -40,10 +47,14 @@ const OPERATION_PROBES: ReadonlyArray<[CheckName, OperationProbe]> = [
 
 export async function transportPhase(session: Session, options: TransportOptions = {}): Promise<void> {
   const settings = { oversizedBodyBytes: options.oversizedBodyBytes ?? 4 * 1024 * 1024 };
+  // An operation that names a resource is probed on one the run made, where the spec's links lead there:
+  // an example id no real server has answers 404 whatever the credentials.
+  const resources = new CreatedResources(session);
   for (const operation of session.operations) {
-    const request = await session.client.prepare(operation, baseOf(session, operation));
+    const base = (await resources.requestFor(operation)) ?? baseOf(session, operation);
+    const request = await session.client.prepare(operation, base);
     for (const [check, probe] of OPERATION_PROBES)
-      if (session.enabled(check)) await probe(session, operation, request, settings);
+      if (session.enabled(check)) await probe(session, operation, request, settings, base);
   }
   if (session.enabled('unsupported_method') || session.enabled('allow_header_conformance'))
     await unsupportedMethods(session);
@@ -57,17 +68,14 @@ const baseOf = (session: Session, operation: Operation) =>
  * first, and what the body would get is unknowable: the check is skipped with that reason.
  */
 function withCredentialsForBody(check: CheckName, probe: OperationProbe): OperationProbe {
-  return async (session, operation, request, options) => {
+  return async (session, operation, request, options, base) => {
     if (!operation.requestBody) return;
-    const anonymous = await session.client.prepare(operation, {
-      ...baseOf(session, operation),
-      authenticate: false,
-    });
+    const anonymous = await session.client.prepare(operation, { ...base, authenticate: false });
     const unauthenticated =
       requiresCredentials(operation) &&
       Object.keys(anonymous.headers).length === Object.keys(request.headers).length;
     if (unauthenticated) session.skip(check, operation.operationId, 'no credentials for this operation');
-    else await probe(session, operation, request, options);
+    else await probe(session, operation, request, options, base);
   };
 }
 
@@ -80,9 +88,15 @@ const requiresCredentials = (operation: Operation) =>
   operation.security.length > 0 &&
   operation.security.every((requirement) => Object.keys(requirement).length > 0);
 
-async function ignoredAuth(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+async function ignoredAuth(
+  session: Session,
+  operation: Operation,
+  request: SentRequest,
+  _options: Required<TransportOptions>,
+  base: CallOptions,
+): Promise<void> {
   if (!requiresCredentials(operation)) return;
-  const anonymous = await session.call(operation, { ...baseOf(session, operation), authenticate: false });
+  const anonymous = await session.call(operation, { ...base, authenticate: false });
   session.checkResponse(anonymous);
   session.judge('ignored_auth', { operation, request: anonymous.request, answer: anonymous });
   const authorization = request.headers.authorization;

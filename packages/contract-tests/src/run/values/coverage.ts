@@ -17,6 +17,11 @@ export interface CoverageValue {
   label: string;
   /** Why a valid value's acceptance is judged neither way (U+0000 where no schema speaks: undetermined.ts). */
   undetermined?: string;
+  /**
+   * The properties of an object value that hold what the case's base value holds: what the case does not
+   * test, so a fresh unique value may replace them (values/unique.ts).
+   */
+  unchanged?: string[];
 }
 
 export function coverageValues(
@@ -38,7 +43,14 @@ export function coverageValues(
       valid && nulOutsideSchema(validator, schema, value)
         ? 'U+0000 in a property no schema describes'
         : undefined;
-    values.push({ value, valid, label, ...(undetermined ? { undetermined } : {}) });
+    const unchanged = unchangedProperties(base, value);
+    values.push({
+      value,
+      valid,
+      label,
+      ...(undetermined ? { undetermined } : {}),
+      ...(unchanged ? { unchanged } : {}),
+    });
   };
   const [base] = fc.sample(validValues(validator, schema, options), { numRuns: 1, seed });
   if (Array.isArray(node.enum))
@@ -89,4 +101,11 @@ export function coverageValues(
     add(describeMutation(mutation, noise), mutation.apply(structuredClone(base), noise));
   }
   return values;
+}
+
+function unchangedProperties(base: unknown, value: unknown): string[] | undefined {
+  if (!isObject(base) || !isObject(value)) return undefined;
+  return Object.keys(value).filter(
+    (name) => name in base && JSON.stringify(base[name]) === JSON.stringify(value[name]),
+  );
 }

@@ -5,6 +5,7 @@
 // and what needs a user's capabilities are WordPress's alone.
 import assert from 'node:assert/strict';
 import type { Operation } from '@platform-api/validator';
+import { deletedNotListed, paginationSemantics } from '../../run/phases/pagination.js';
 import { type Json, MISSING_ID, NO_ROLES, type SiteHarness } from './harness.js';
 import { refusalScenarios, type Scenario } from './scenario.js';
 
@@ -151,6 +152,9 @@ class ContentWalk {
       );
     // What include shows on WordPress: the new item is listed, once.
     if (h.mock) assert.equal(await timesListed(h, plural, id), 1, `${noun} ${id} listed`);
+    // The list holds what the run made: walked page by page (pagination_semantics, its own results).
+    if (h.stateful)
+      await paginationSemantics(h.session, h.validator.operation(`list${plural}`), {}, h.client);
     // Past the last page is 400 only when there is a page at all: the collection now holds `id`.
     const pastTheEnd = await h.call(`list${plural}`, 400, { query: { page: 100000 } });
     h.expectWpError(pastTheEnd, 'rest_post_invalid_page_number');
@@ -205,6 +209,7 @@ class ContentWalk {
     const id = this.created();
     const list = await h.call(`list${noun}Revisions`, 200, { path: { parent: id } });
     this.revisionId = h.firstId(list, 5);
+    if (h.stateful) await paginationSemantics(h.session, list.operation, { path: { parent: id } }, h.client);
     await h.call(`get${noun}Revision`, 200, { path: { parent: id, id: this.revisionId } });
     const missingRevision = await h.call(`get${noun}Revision`, 404, {
       path: { parent: id, id: MISSING_ID },
@@ -290,6 +295,7 @@ class ContentWalk {
     }
     const deleted = await h.call(`delete${noun}`, 200, { path: { id }, query: { force: true } });
     if (h.stateful) assert.equal((deleted.json as Json).deleted, true);
+    if (h.stateful) await deletedNotListed(h.session, deleted, h.client);
     const gone = await h.call(`get${noun}`, 404, { path: { id } });
     h.expectWpError(gone, 'rest_post_invalid_id');
     const missing = await h.call(`delete${noun}`, 404, {

@@ -4,6 +4,7 @@
 // (read, changed, deleted) but processes no file: what WordPress makes of the file is WordPress's alone.
 import assert from 'node:assert/strict';
 import type { CallOptions } from '../../client.js';
+import { deletedNotListed, paginationSemantics } from '../../run/phases/pagination.js';
 import { assertIncludesAll, type Json, MISSING_ID, NO_ROLES, type SiteHarness } from './harness.js';
 import { pngImage } from './png.js';
 import { refusalScenarios, type Scenario } from './scenario.js';
@@ -85,6 +86,8 @@ class MediaWalk {
     const { id } = this.uploaded();
     const one = await h.call('getMedia', 200, { path: { id } });
     if (h.mock) assert.equal((one.json as Json).id, id);
+    // The library holds what the run uploaded: walked page by page (pagination_semantics).
+    if (h.stateful) await paginationSemantics(h.session, h.validator.operation('listMedia'), {}, h.client);
     // Past the last page is 400 only when there is a page at all: the library now holds `id`.
     const pastTheEnd = await h.call('listMedia', 400, { query: { page: 100000 } });
     h.expectWpError(pastTheEnd, 'rest_post_invalid_page_number');
@@ -211,6 +214,7 @@ class MediaWalk {
     h.expectWpError(refused, 'rest_trash_not_supported');
     const deleted = await h.call('deleteMedia', 200, { path: { id }, query: { force: true } });
     if (h.stateful) assert.equal((deleted.json as Json).deleted, true);
+    if (h.stateful) await deletedNotListed(h.session, deleted, h.client);
     const gone = await h.call('getMedia', 404, { path: { id } });
     h.expectWpError(gone, 'rest_post_invalid_id');
     const missing = await h.call('deleteMedia', 404, {

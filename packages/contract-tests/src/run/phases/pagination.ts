@@ -1,0 +1,211 @@
+// pagination_semantics and deleted_not_listed: lists walked page by page where the run has made items
+// (after a create, before its deletes; in the site's content scenarios), and a deleted item looked for
+// in its collection — the GET on its path's parent — with the same walker (../lists.ts).
+import type { Operation, SpecValidator } from '@platform-api/validator';
+import type { CallOptions, CallResult, ContractClient } from '../../client.js';
+import { type Link, linkRequest } from '../links.js';
+import {
+  isListedDeleted,
+  itemId,
+  listShape,
+  orderById,
+  pagingOf,
+  type Walk,
+  walkList,
+  walkProblems,
+} from '../lists.js';
+import { positiveRequests } from '../requests.js';
+import type { Session } from '../session.js';
+import { sampleOne } from '../values/index.js';
+
+/** Pages of the smallest size walked, then pages of the usual size to reach the end. */
+const SMALL_PAGES = 4;
+const USUAL_PAGES = 8;
+/** Pages of the usual size a deleted item is looked for in. */
+const DELETED_PAGES = 20;
+
+/** The list operations walked in a run: each once, however many items its collection gets. */
+const walked = new WeakMap<Session, Set<string>>();
+
+/**
+ * Walks a paged list (once per run): pages of the smallest size first, then of the usual size to its
+ * end, each page judged by pagination_semantics. Sorted by id where the operation offers it, so that ties
+ * (WordPress's dates) cannot reorder items between pages.
+ */
+export async function paginationSemantics(
+  session: Session,
+  operation: Operation,
+  base: CallOptions,
+  client: ContractClient = session.client,
+): Promise<void> {
+  const paging = pagingOf(client.validator, operation);
+  if (!paging || !session.enabled('pagination_semantics', operation.operationId)) return;
+  const done = walked.get(session) ?? new Set<string>();
+  walked.set(session, done);
+  if (done.has(operation.operationId)) return;
+  done.add(operation.operationId);
+  const request = listRequest(session, client.validator, operation, {
+    path: base.path,
+    query: { ...base.query, ...orderById(client.validator, operation) },
+  });
+  const small = await walkList(session, operation, request, {
+    size: paging.smallest,
+    maxPages: SMALL_PAGES,
+    client,
+  });
+  const [first] = small.pages;
+  if (first?.items === undefined) {
+    session.skip('pagination_semantics', operation.operationId, `its first page answered ${first?.status}`);
+    return;
+  }
+  let failed = judgeWalk(session, small, client);
+  const last = small.pages.at(-1)?.items;
+  const cut = small.pages.length === SMALL_PAGES && last !== undefined && last.length >= small.size;
+  if (!failed && cut && paging.usual > paging.smallest) {
+    const usual = await walkList(session, operation, request, { maxPages: USUAL_PAGES, client });
+    failed = judgeWalk(session, usual, client);
+  }
+  if (!failed) session.pass('pagination_semantics', operation);
+}
+
+/** Records a walk's problems under pagination_semantics; returns whether it had any. */
+function judgeWalk(session: Session, walk: Walk, client: ContractClient): boolean {
+  const problems = walkProblems(walk);
+  for (const { page, problem } of problems) {
+    const result = walk.pages[page]?.result as CallResult;
+    session.fail(
+      'pagination_semantics',
+      walk.operation,
+      `${problem} (pages of ${walk.size})`,
+      { request: result.request, answer: result },
+      client,
+    );
+  }
+  return problems.length > 0;
+}
+
+/**
+ * deleted_not_listed: after a successful delete of an item (`DELETE …/{id}`), the GET on the parent path
+ * — its collection — no longer lists it, or lists it only in the spec's deleted form.
+ */
+export async function deletedNotListed(
+  session: Session,
+  deleted: CallResult,
+  client: ContractClient = session.client,
+): Promise<void> {
+  const { validator } = client;
+  const item = deleted.operation;
+  const segments = item.path.split('/');
+  const name = /^\{([^}]+)\}$/.exec(segments.at(-1) ?? '')?.[1];
+  const parent = segments.slice(0, -1).join('/');
+  const list = validator.operations.find(
+    (operation) => operation.kind === 'path' && operation.method === 'get' && operation.path === parent,
+  );
+  const shape = list && listShape(validator, list);
+  if (!name || !list || !shape || !session.enabled('deleted_not_listed', list.operationId)) return;
+  const { [name]: id, ...path } = pathParameters(item, deleted.request.url);
+  if (id === undefined) return;
+  const request = listRequest(session, validator, list, { path, query: orderById(validator, list) });
+  const walk = await walkList(session, list, request, { maxPages: DELETED_PAGES, client });
+  const [first] = walk.pages;
+  if (first?.items === undefined) {
+    session.skip('deleted_not_listed', list.operationId, `its first page answered ${first?.status}`);
+    return;
+  }
+  for (const page of walk.pages) {
+    const live = (page.items ?? []).find(
+      (listed) => itemId(listed) === id && !isListedDeleted(validator, shape, listed),
+    );
+    if (live === undefined) continue;
+    session.fail(
+      'deleted_not_listed',
+      list,
+      `${list.operationId} still lists what ${item.operationId} deleted (answered ${deleted.status}), not in a deleted form`,
+      { request: page.result.request, answer: page.result },
+      client,
+    );
+    return;
+  }
+  session.pass('deleted_not_listed', list);
+}
+
+/**
+ * A list's request: `base`, and the parameters the operation requires (generated, valid) — no optional
+ * filter, so that the whole collection is listed.
+ */
+function listRequest(
+  session: Session,
+  validator: SpecValidator,
+  operation: Operation,
+  base: CallOptions,
+): CallOptions {
+  const generated = sampleOne(positiveRequests(validator, operation, session.text), session.seed);
+  const required = <T>(where: string, values: Record<string, T> | undefined): Record<string, T> =>
+    Object.fromEntries(
+      Object.entries(values ?? {}).filter(([name]) =>
+        operation.parameters.some(
+          (parameter) =>
+            parameter.node.in === where && parameter.node.name === name && parameter.node.required === true,
+        ),
+      ),
+    );
+  return {
+    path: { ...generated.options.path, ...base.path },
+    query: { ...required('query', generated.options.query), ...base.query },
+    headers: { ...required('header', generated.options.headers), ...base.headers },
+  };
+}
+
+/** The path parameters of a request to a templated path, by name. */
+export function pathParameters(operation: Operation, url: string): Record<string, string> {
+  const names = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+  const pattern = new RegExp(`${operation.path.replace(/\{[^}]+\}/g, '([^/]+)')}$`);
+  const values = pattern.exec(new URL(url).pathname) ?? [];
+  const parameters: Record<string, string> = {};
+  for (const [index, name] of names.entries()) {
+    const value = values[index + 1];
+    if (value !== undefined) parameters[name] = decodeURIComponent(value);
+  }
+  return parameters;
+}
+
+/**
+ * After a create: its collection (the GET on the create's path) and the paged lists its links read are
+ * walked while what it made exists. A list the create's links can add to (a POST on the list's path) first
+ * gets enough items for two pages.
+ */
+export async function walkCreatedLists(
+  session: Session,
+  source: CallResult,
+  links: readonly Link[],
+): Promise<void> {
+  if (!session.enabled('pagination_semantics')) return;
+  const collection = session.operations.find(
+    (operation) => operation.method === 'get' && operation.path === source.operation.path,
+  );
+  const path = pathParameters(source.operation, source.request.url);
+  const lists = links
+    .filter((link) => link.target.method === 'get' && pagingOf(session.validator, link.target))
+    .map((link) => ({ operation: link.target, path: linkRequest(session, link).path ?? {} }));
+  if (collection) lists.unshift({ operation: collection, path });
+  for (const { operation, path: listPath } of lists) {
+    const paging = pagingOf(session.validator, operation);
+    if (!paging || walked.get(session)?.has(operation.operationId)) continue;
+    const adds = links.filter((link) => link.target.method === 'post' && link.target.path === operation.path);
+    for (const add of adds.slice(0, 1))
+      for (let count = 0; count <= paging.smallest; count += 1) {
+        const result = await session.call(add.target, linkRequest(session, add));
+        session.checkResponse(result);
+      }
+    await paginationSemantics(session, operation, { path: listPath });
+  }
+}
+
+/** Records a skip, with `reason`, for every paged list of the spec the run did not walk. */
+export function skipUnwalked(session: Session, validator: SpecValidator, reason: string): void {
+  for (const operation of validator.operations) {
+    if (operation.kind !== 'path' || !pagingOf(validator, operation)) continue;
+    if (!walked.get(session)?.has(operation.operationId))
+      session.skip('pagination_semantics', operation.operationId, reason);
+  }
+}

@@ -1,0 +1,172 @@
+// What a successful write must leave behind, judged by reading it back in the stateful phase:
+//   - update_persisted: after a change answered 2xx, a read of the same resource shows the values sent;
+//   - unique_conflict: a second create reusing a value the spec marks unique answers the documented
+//     conflict (409), exactly and, where case is ignored, in another letter case.
+// Both compare answers of several requests, so neither can be replayed as one request.
+import { isObject, type JsonObject, type Operation } from '@platform-api/validator';
+import type { CallOptions, CallResult } from '../../client.js';
+import { type Link, linkRequest } from '../links.js';
+import type { Session } from '../session.js';
+import { folded, requestBodySchema, resolveSchema } from '../values/schemas.js';
+import { uniqueFields } from '../values/unique.js';
+import { uniqueValue } from './examples.js';
+
+/** The fields of a sent body a read shows differently, each as one line; none when all were stored. */
+export function unstoredFields(
+  session: Pick<Session, 'validator'>,
+  read: Pick<CallResult, 'operation' | 'status' | 'headers' | 'json'>,
+  sent: JsonObject,
+  declared: ReadonlySet<string>,
+): string[] {
+  const stored = read.json;
+  if (!isObject(stored)) return [];
+  const unstored: string[] = [];
+  for (const [name, value] of Object.entries(sent)) {
+    // What the body's schema does not declare is ignored by the spec's word, and what the read does not
+    // show cannot be compared.
+    if (!declared.has(name) || !(name in stored)) continue;
+    if (sameValue(value, stored[name])) continue;
+    // A value the read's schema cannot hold as sent (a lenient "true" read back as true) is converted by
+    // the spec's own types: it is compared only where the read could have shown it as sent (no schema
+    // problem beyond those the read already has).
+    const problems = (body: string) =>
+      session.validator
+        .validateResponse(read.operation, { status: read.status, headers: read.headers, body })
+        .filter((problem) => problem.check === 'response_schema_conformance')
+        .map((problem) => problem.message);
+    const known = new Set(problems(JSON.stringify(stored)));
+    const representable = problems(JSON.stringify({ ...stored, [name]: value })).every((problem) =>
+      known.has(problem),
+    );
+    if (representable)
+      unstored.push(`${name} reads ${preview(stored[name])} where ${preview(value)} was sent`);
+  }
+  return unstored;
+}
+
+/** Equal as JSON values; two date-times are equal when they name the same instant. */
+export function sameValue(sent: unknown, stored: unknown): boolean {
+  if (typeof sent === 'string' && typeof stored === 'string') {
+    if (sent === stored) return true;
+    const instant = /^\d{4}-\d{2}-\d{2}T/;
+    return instant.test(sent) && instant.test(stored) && Date.parse(sent) === Date.parse(stored);
+  }
+  if (Array.isArray(sent) || Array.isArray(stored)) {
+    if (!Array.isArray(sent) || !Array.isArray(stored) || sent.length !== stored.length) return false;
+    return sent.every((item, index) => sameValue(item, stored[index]));
+  }
+  if (isObject(sent) && isObject(stored)) {
+    const keys = new Set([...Object.keys(sent), ...Object.keys(stored)]);
+    return [...keys].every((key) => sameValue(sent[key], stored[key]));
+  }
+  return sent === stored;
+}
+
+const preview = (value: unknown) => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+};
+
+/** The properties a JSON body's schema declares (its own and its allOf branches'). */
+function declaredProperties(session: Session, operation: Operation): Set<string> {
+  const body = requestBodySchema(operation);
+  if (!body?.mediaType.includes('json')) return new Set();
+  const schema = folded(session.validator, resolveSchema(session.validator, body.schema));
+  return new Set(Object.keys(isObject(schema.node.properties) ? schema.node.properties : {}));
+}
+
+/**
+ * update_persisted for one change that answered 2xx: the reads of the same path show what its JSON body
+ * sent. Fields left out are not judged: whether they keep their values is the spec's prose.
+ */
+export async function checkUpdatePersisted(
+  session: Session,
+  change: CallResult,
+  reads: readonly Link[],
+): Promise<void> {
+  const { operation } = change;
+  if (!session.enabled('update_persisted', operation.operationId)) return;
+  const declared = declaredProperties(session, operation);
+  const body = sentJson(change);
+  if (!body || declared.size === 0) return;
+  for (const link of reads.filter((read) => read.target.path === operation.path)) {
+    const read = await session.call(link.target, linkRequest(session, link));
+    session.checkResponse(read);
+    if (read.status < 200 || read.status >= 300) continue;
+    const problems = unstoredFields(session, read, body, declared);
+    for (const problem of problems)
+      session.fail(
+        'update_persisted',
+        operation,
+        `after ${operation.operationId} answered ${change.status}, ${link.target.operationId}: ${problem}`,
+        { request: change.request, answer: read },
+      );
+    if (problems.length === 0) session.pass('update_persisted', operation);
+  }
+}
+
+function sentJson(call: CallResult): JsonObject | undefined {
+  const { body } = call.request;
+  if (typeof body !== 'string' || !/json/i.test(call.request.headers['content-type'] ?? '')) return undefined;
+  try {
+    const value: unknown = JSON.parse(body);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * unique_conflict for one create that answered 2xx: the same request made fresh again (a new run tag in
+ * its free text) but reusing its unique values must meet the documented conflict.
+ */
+export async function checkUniqueConflict(
+  session: Session,
+  created: CallResult,
+  request: CallOptions,
+): Promise<void> {
+  const { operation } = created;
+  if (!session.enabled('unique_conflict', operation.operationId)) return;
+  const body = requestBodySchema(operation);
+  const first = sentJson(created);
+  if (!body || !first) return;
+  const fields = uniqueFields(session.validator, body.schema).filter(
+    (field) => typeof first[field.name] === 'string',
+  );
+  if (fields.length === 0) return;
+  const conflict = Object.keys(operation.responses).find((status) => status === '409');
+  if (!conflict) {
+    session.skip('unique_conflict', operation.operationId, 'the spec documents no 409 for it');
+    return;
+  }
+  const fresh = uniqueValue(session.validator, body.schema, first, session.uniqueTag()) as JsonObject;
+  for (const variant of ['as sent', 'in another letter case'] as const) {
+    const again: JsonObject = { ...fresh };
+    for (const field of fields) {
+      const value = String(first[field.name]);
+      again[field.name] = variant === 'as sent' || !field.ignoreCase ? value : otherCase(value);
+    }
+    if (variant !== 'as sent' && fields.every((field) => again[field.name] === first[field.name])) continue;
+    // A value the schema refuses in the other case (a lower-case pattern) would be refused for that.
+    if (session.validator.validateAt(resolveSchema(session.validator, body.schema).pointer, again).length > 0)
+      continue;
+    const duplicate = await session.call(operation, { ...request, body: again });
+    session.checkResponse(duplicate);
+    const reused = fields.map((field) => `${field.name} ${JSON.stringify(again[field.name])}`).join(', ');
+    if (String(duplicate.status) === conflict) session.pass('unique_conflict', operation);
+    else
+      session.fail(
+        'unique_conflict',
+        operation,
+        `a second ${operation.operationId} reusing ${reused} (${variant}) answered ${duplicate.status}, not ${conflict}`,
+        { request: duplicate.request, answer: duplicate },
+      );
+  }
+}
+
+/** The value with its letters' case swapped, for unique fields whose case the spec ignores. */
+function otherCase(value: string): string {
+  return [...value]
+    .map((char) => (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase()))
+    .join('');
+}
