@@ -57,7 +57,7 @@ export const references = [
 ];
 
 /** Guide order in the navigation; guides not listed follow alphabetically. */
-const guideOrder = ['getting-started', 'events', 'delivery', 'benchmarks'];
+const guideOrder = ['getting-started', 'events', 'delivery', 'benchmarks', 'recall'];
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(join(dist, 'guides'), { recursive: true });
