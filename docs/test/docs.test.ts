@@ -187,7 +187,7 @@ function browserSuite() {
         timeout: startTimeoutMs(),
       });
     }
-    await page.waitForLoadState('networkidle');
+    await page.waitForLoadState('networkidle', { timeout: startTimeoutMs() });
   }
 
   /** axe-core's serious and critical violations on the page as it is now. */
