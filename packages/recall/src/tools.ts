@@ -62,6 +62,16 @@ export async function runContractSuite(target: Target, bin: string, logFile: str
   const seed = /--seed (\d+)/.exec(finished.output)?.[1] ?? /— seed (\d+)/.exec(finished.output)?.[1];
   // "1) status_code_conformance — createGroup (…)": the check and the operation of each failure.
   const findings = [...finished.output.matchAll(/^\d+\) (\S+) — (\S+)/gm)].map((m) => `${m[1]} — ${m[2]}`);
+  return toolRun(finished, seed, findings, logFile);
+}
+
+/** A tool's run as the report keeps it: failed on any exit but 0, and its first few distinct findings. */
+function toolRun(
+  finished: Awaited<ReturnType<typeof runLogged>>,
+  seed: string | undefined,
+  findings: string[],
+  logFile: string,
+): ToolRun {
   return {
     failed: finished.exitCode !== 0,
     exitCode: finished.exitCode,
@@ -143,13 +153,5 @@ export async function runSchemathesis(
   });
   // "- ST202 Schema-valid request rejected" under "___ POST /v1/… ___": the failure codes it found.
   const findings = [...finished.output.matchAll(/^- (ST\d+ [^\n]+)$/gm)].map((m) => m[1] as string);
-  return {
-    failed: finished.exitCode !== 0,
-    exitCode: finished.exitCode,
-    timedOut: finished.timedOut,
-    durationMs: finished.durationMs,
-    seed,
-    findings: [...new Set(findings)].slice(0, 5),
-    logFile,
-  };
+  return toolRun(finished, seed, findings, logFile);
 }
