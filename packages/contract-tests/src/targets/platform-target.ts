@@ -1,9 +1,9 @@
-// `contract-tests platform`: the platform API's bundle (public, or with --include-internal the internal
-// operations too), clients whose bearer token comes from the spec's own token operation — one per tenant —
+// `contract-tests platform`: the platform API's bundle (its internal operations too when the server serves
+// them, see `--internal`), clients whose bearer token comes from the spec's own token operation — one per tenant —
 // and the webhooks phase when the run can receive events: a real HTTPS receiver subscribed to every event
 // the spec documents, the chat operations that cause them, and the post-back to each event's callback.
 import { readFileSync } from 'node:fs';
-import { option, path, switchFlag, text } from '@platform-api/cli-options';
+import { oneOf, option, path, text } from '@platform-api/cli-options';
 import { loadBundle, type Operation, SpecValidator } from '@platform-api/validator';
 import { type CallOptions, ContractClient } from '../client.js';
 import { namedObjectExample } from '../examples.js';
@@ -38,10 +38,11 @@ export const PLATFORM_CREDENTIALS = {
 
 const PLATFORM_OPTIONS = {
   ...PLATFORM_CREDENTIALS,
-  includeInternal: option({
-    flag: 'include-internal',
-    parser: switchFlag(),
-    help: 'the internal operations too (the chat operations cause the webhooks)',
+  internal: option({
+    flag: 'internal',
+    parser: oneOf(['served', 'all', 'none']),
+    default: 'served',
+    help: 'the operations marked x-internal (the chat operations cause the webhooks): checked when the server serves them (its internal GETs without parameters answer as documented), always, or never',
   }),
   webhooksCert: option({
     flag: 'webhooks-cert',
@@ -60,23 +61,31 @@ export const platformTarget: Target<typeof PLATFORM_OPTIONS> = {
   api: 'platform',
   options: PLATFORM_OPTIONS,
   synopsis: `  contract-tests platform --base-url URL --client-id ID --client-secret SECRET [--scopes "user data chat"]
-      [--other-client-id ID --other-client-secret SECRET] [--include-internal]
+      [--other-client-id ID --other-client-secret SECRET] [--internal served|all|none]
       [--webhooks-cert FILE --webhooks-key FILE [--webhooks-host HOST]]`,
   required: [PLATFORM_OPTIONS.clientId, PLATFORM_OPTIONS.clientSecret],
 
   async connect(options, { baseUrl, throttle, phases, log }) {
-    const { includeInternal, scopes, otherClientId, otherClientSecret } = options;
-    const validator = new SpecValidator(loadBundle(includeInternal ? 'platform' : 'platform-public'));
+    const { scopes, otherClientId, otherClientSecret } = options;
+    const credentials = { clientId: options.clientId ?? '', clientSecret: options.clientSecret ?? '' };
+    let validator = new SpecValidator(loadBundle('platform'));
+    let client = await platformClient(validator, baseUrl, credentials, scopes, throttle);
+    const internal =
+      options.internal === 'all' || (options.internal === 'served' && (await servesInternal(client)));
+    if (options.internal === 'served')
+      log(`internal operations: ${internal ? 'served, checked' : 'not served, left out'} (--internal)`);
+    if (!internal) {
+      validator = new SpecValidator(loadBundle('platform-public'));
+      client = await platformClient(validator, baseUrl, credentials, scopes, throttle);
+    }
     const clientFor = (clientId: string, clientSecret: string) =>
       platformClient(validator, baseUrl, { clientId, clientSecret }, scopes, throttle);
-    const client = await clientFor(options.clientId ?? '', options.clientSecret ?? '');
-    const credentials = { clientId: options.clientId ?? '', clientSecret: options.clientSecret ?? '' };
     const runScopes = platformScopes(validator, baseUrl, credentials, scopes, throttle);
     const otherTenant =
       otherClientId && otherClientSecret ? await clientFor(otherClientId, otherClientSecret) : undefined;
 
     const { webhooksCert: cert, webhooksKey: key } = options;
-    if (cert && key && includeInternal) {
+    if (cert && key && internal) {
       const webhooks = webhooksPhase({
         tls: { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') },
         host: options.webhooksHost,
@@ -85,11 +94,31 @@ export const platformTarget: Target<typeof PLATFORM_OPTIONS> = {
     }
     if (!phases || phases.includes('webhooks'))
       log(
-        'webhooks phase not run: it needs --include-internal (the chat operations cause the events) and --webhooks-cert/--webhooks-key (a certificate the server trusts)',
+        'webhooks phase not run: it needs the internal operations (the chat operations cause the events) and --webhooks-cert/--webhooks-key (a certificate the server trusts)',
       );
     return { validator, client, otherTenant, scopes: runScopes };
   },
 };
+
+/**
+ * Whether the server serves the internal operations: each internal GET that needs no parameter answers a
+ * documented 2xx that matches its schema. The public service answers them 404 (or not as documented).
+ */
+async function servesInternal(client: ContractClient): Promise<boolean> {
+  const probes = client.validator.operations.filter(
+    (operation) =>
+      operation.internal &&
+      operation.kind !== 'webhook' &&
+      operation.method === 'get' &&
+      !operation.parameters.some((parameter) => parameter.node.required === true),
+  );
+  if (probes.length === 0) return false;
+  for (const operation of probes) {
+    const answer = await client.call(operation.operationId).catch(() => undefined);
+    if (!answer || answer.status < 200 || answer.status >= 300 || answer.problems.length > 0) return false;
+  }
+  return true;
+}
 
 /** The run's scopes (`--scopes`), and tokens of the same client asked for fewer (scope_enforcement). */
 export function platformScopes(

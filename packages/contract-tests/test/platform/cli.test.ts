@@ -44,7 +44,6 @@ describe('contract-tests platform (the CLI)', () => {
       other.clientId,
       '--other-client-secret',
       other.clientSecret,
-      '--include-internal',
       '--max-examples',
       '10',
       '--seed',
@@ -56,6 +55,8 @@ describe('contract-tests platform (the CLI)', () => {
     );
     expect(result.status, result.stdout.slice(-4000) + result.stderr.slice(-2000)).toBe(0);
     expect(result.stdout).toContain('seed 7');
+    // The reference server serves the internal operations: the default run checks them.
+    expect(result.stdout).toContain('internal operations: served, checked');
     expect(result.stdout).toMatch(/\d+ passed, 0 failed/);
     expect(readFileSync(junit, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
     expect(readFileSync(html, 'utf8')).toContain('Status matrix');

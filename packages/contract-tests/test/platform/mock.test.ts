@@ -28,7 +28,7 @@ describe('platform API on the mock', () => {
     const options = await runOptionsOf(
       'platform',
       mock.url,
-      { ...tenant(), ...tenant('other-'), scopes: 'user data chat', 'include-internal': true },
+      { ...tenant(), ...tenant('other-'), scopes: 'user data chat' },
       (line) => log.push(line),
     );
     const report = await runContractTests({
