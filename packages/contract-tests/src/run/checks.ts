@@ -46,7 +46,7 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
 const isClientError = (status: number) => status >= 400 && status < 500;
 
 /** The statuses that say "your request is malformed": a schema-valid request must not get them. */
-const MALFORMED_REQUEST = new Set([400, 415, 422]);
+export const MALFORMED_REQUEST = new Set([400, 415, 422]);
 
 /** A problem when `failed`, else none. */
 const problemIf = (failed: boolean, problem: string): string[] => (failed ? [problem] : []);
@@ -155,7 +155,12 @@ const CHECK_LIST = [
   {
     name: 'update_persisted',
     description:
-      'After a change answered 2xx, a read of the resource shows every value its body sent (fields left out are not judged).',
+      'After a change answered 2xx, a read of the resource shows every value its body sent (fields left out are not judged); CSV records written to fit the item (x-state: {records}) are taken and read back as written.',
+  },
+  {
+    name: 'signing_secret',
+    description:
+      "A secret the spec declares made at create (x-state: {signingSecret: {when: FIELD}}) is in the create's answer exactly when FIELD was sent true, and in no read.",
   },
   {
     name: 'unique_conflict',

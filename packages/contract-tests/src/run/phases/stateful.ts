@@ -6,6 +6,7 @@
 //     alive: tenant_isolation;
 //   - changes and sub-resource creations (PUT, PATCH, POST) are called with generated valid bodies, and
 //     their own links followed in turn;
+//   - a create's answer and its reads hold a declared secret as the spec says: signing_secret;
 //   - a successful delete is followed by the reads again: use_after_free (404/410, or a 2xx body that
 //     matches a schema marked `x-resource-deleted: true`).
 // Each check's rule is in checks.ts.
@@ -20,26 +21,33 @@ import { requestBodySchema } from '../values/index.js';
 import { uniqueValue } from './examples.js';
 import { judgeCall } from './judge.js';
 import { deletedNotListed, walkCreatedLists } from './pagination.js';
-import { checkUniqueConflict, checkUpdatePersisted } from './writes.js';
+import { checkCreatedSecret, checkReadSecret } from './secrets.js';
+import { checkFittingWrite, checkUniqueConflict, checkUpdatePersisted, fittingWrite } from './writes.js';
 
 /** How deep chains of links are followed (create → sub-resource → its links). */
 const MAX_DEPTH = 2;
 
 export async function statefulPhase(session: Session): Promise<void> {
+  const runs = Math.max(1, Math.min(5, Math.ceil(session.maxExamples / 20)));
   for (const [index, root] of creationRoots(session).entries()) {
-    for (const request of rootRequests(session, root, session.seed + index)) {
+    // Requests are tried until `runs` of them created something: a valid request a server may still
+    // refuse (the example's channel ids exist on no real server) leaves nothing to follow.
+    let created = 0;
+    for (const request of rootRequests(session, root, session.seed + index, runs * 4)) {
+      if (created === runs) break;
       const result = await session.call(root, request);
       judgeCall(session, result, { valid: true });
       if (result.status < 200 || result.status >= 300) continue;
+      created += 1;
+      checkCreatedSecret(session, result);
       await checkUniqueConflict(session, result, request);
       await follow(session, result, 0);
     }
   }
 }
 
-/** The spec's example first, then generated valid requests; all made unique to the run. */
-function rootRequests(session: Session, root: Operation, seed: number): CallOptions[] {
-  const runs = Math.max(1, Math.min(5, Math.ceil(session.maxExamples / 20)));
+/** The spec's example first, then generated valid requests, `count` in all; all made unique to the run. */
+function rootRequests(session: Session, root: Operation, seed: number, count: number): CallOptions[] {
   const requests: CallOptions[] = [];
   try {
     requests.push(exampleRequest(session.validator, root));
@@ -47,13 +55,13 @@ function rootRequests(session: Session, root: Operation, seed: number): CallOpti
     // No complete example: generated requests only.
   }
   const generated = fc.sample(positiveRequests(session.validator, root, session.text), {
-    numRuns: runs,
+    numRuns: count,
     seed,
   });
   requests.push(...generated.map((request) => request.options));
   const body = requestBodySchema(root);
   return requests
-    .slice(0, runs)
+    .slice(0, count)
     .map((request) =>
       body && isObject(request.body)
         ? { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.uniqueTag()) }
@@ -70,6 +78,7 @@ async function follow(session: Session, source: CallResult, depth: number): Prom
   for (const link of reads) {
     const result = await session.call(link.target, linkRequest(session, link));
     session.checkResponse(result);
+    checkReadSecret(session, source, result);
     session.judge('ensure_resource_availability', evidenceOf(result), {
       context: `the link ${link.name} of ${source.operation.operationId}'s ${source.status}`,
     });
@@ -102,8 +111,10 @@ async function follow(session: Session, source: CallResult, depth: number): Prom
   }
 
   for (const link of changes) {
-    const result = await session.call(link.target, linkRequest(session, link));
+    const fitting = await fittingWrite(session, link, reads);
+    const result = await session.call(link.target, fitting?.request ?? linkRequest(session, link));
     judgeCall(session, result, { valid: true });
+    if (fitting) await checkFittingWrite(session, result, fitting, reads);
     if (result.status < 200 || result.status >= 300) continue;
     await checkUpdatePersisted(session, result, reads);
     if (depth < MAX_DEPTH) await follow(session, result, depth + 1);

@@ -1,12 +1,17 @@
 // What a successful write must leave behind, judged by reading it back in the stateful phase:
 //   - update_persisted: after a change answered 2xx, a read of the same resource shows the values sent;
+//     a representation written to fit its item (`x-state: {records}`: CSV rows of a dataset's columns) is
+//     taken and read back record for record;
 //   - unique_conflict: a second create reusing a value the spec marks unique answers the documented
 //     conflict (409), exactly and, where case is ignored, in another letter case.
 // Both compare answers of several requests, so neither can be replayed as one request.
 import { isObject, type JsonObject, type Operation } from '@platform-api/validator';
 import type { CallOptions, CallResult } from '../../client.js';
+import { MALFORMED_REQUEST } from '../checks.js';
 import { type Link, linkRequest } from '../links.js';
 import type { Session } from '../session.js';
+import { fittingRecords, formatCsv, parseCsv, recordsRule } from '../values/csv.js';
+import { sampleOne } from '../values/index.js';
 import { folded, requestBodySchema, resolveSchema } from '../values/schemas.js';
 import { uniqueFields } from '../values/unique.js';
 import { uniqueValue } from './examples.js';
@@ -102,6 +107,84 @@ export async function checkUpdatePersisted(
         { request: change.request, answer: read },
       );
     if (problems.length === 0) session.pass('update_persisted', operation);
+  }
+}
+
+/** A change of a representation, written to fit its item, and the records it carries. */
+export interface FittingWrite {
+  request: CallOptions;
+  records: string[][];
+}
+
+/**
+ * The request of a change link whose CSV body the spec describes record by record (`x-state: {records}`):
+ * records that fit the item as a read of it shows it now (an earlier change may have changed its columns),
+ * the second one with every field quoted (RFC 4180 allows it). Undefined for any other change.
+ */
+export async function fittingWrite(
+  session: Session,
+  link: Link,
+  reads: readonly Link[],
+): Promise<FittingWrite | undefined> {
+  const body = requestBodySchema(link.target);
+  const rule = body?.mediaType === 'text/csv' ? recordsRule(session.validator, body.schema) : undefined;
+  // The item is what the longest read path above the representation's names.
+  const itemRead = reads
+    .filter((read) => link.target.path.startsWith(`${read.target.path}/`))
+    .sort((a, b) => b.target.path.length - a.target.path.length)[0];
+  if (!rule || !itemRead) return undefined;
+  const item = await session.call(itemRead.target, linkRequest(session, itemRead));
+  session.checkResponse(item);
+  const arbitrary = item.status === 200 ? fittingRecords(rule, item.json) : undefined;
+  if (!arbitrary) return undefined;
+  // A record of empty fields only is an empty line, which CSV readers may skip.
+  const records = sampleOne(
+    arbitrary.filter((rows) => rows.every((row) => row.some((field) => field !== ''))),
+    session.seed + session.requests,
+  );
+  const text = records.map((record, index) => formatCsv([record], { quoteAll: index === 1 })).join('');
+  return { request: { ...linkRequest(session, link), body: text, contentType: body?.mediaType }, records };
+}
+
+/**
+ * update_persisted for a fitting write: it is taken (a 4xx other than the malformed-request ones, which
+ * positive_data_acceptance judges, fails), and the read of the same path ends with its records (after the
+ * records an append kept, or a header line).
+ */
+export async function checkFittingWrite(
+  session: Session,
+  change: CallResult,
+  written: FittingWrite,
+  reads: readonly Link[],
+): Promise<void> {
+  const { operation } = change;
+  if (!session.enabled('update_persisted', operation.operationId)) return;
+  const evidence = { request: change.request, answer: change };
+  if (change.status >= 400 && change.status < 500 && !MALFORMED_REQUEST.has(change.status)) {
+    session.fail(
+      'update_persisted',
+      operation,
+      `records that fit the item's columns, as a read of it shows them, were refused with ${change.status}`,
+      evidence,
+    );
+    return;
+  }
+  if (change.status < 200 || change.status >= 300) return;
+  for (const link of reads.filter((read) => read.target.path === operation.path)) {
+    const read = await session.call(link.target, linkRequest(session, link));
+    session.checkResponse(read);
+    if (read.status < 200 || read.status >= 300) continue;
+    const stored = parseCsv(read.text) ?? [];
+    const tail = stored.slice(Math.max(0, stored.length - written.records.length));
+    const lost = written.records.findIndex((record, index) => !sameValue(record, tail[index]));
+    if (lost < 0 && tail.length === written.records.length) session.pass('update_persisted', operation);
+    else
+      session.fail(
+        'update_persisted',
+        operation,
+        `after ${operation.operationId} answered ${change.status}, ${link.target.operationId} does not end with the records sent: record ${lost + 1} ${preview(written.records[lost])} reads ${preview(tail[lost])}`,
+        { request: change.request, answer: read },
+      );
   }
 }
 
