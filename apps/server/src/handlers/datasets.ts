@@ -29,6 +29,7 @@ async function datasetBody(db: Kysely<Database>, row: DatasetRow): Promise<Schem
   return compact({
     id: row.id,
     name: row.name,
+    description: row.description,
     rows: row.row_count,
     columns: schema.columns.length,
     schema,
@@ -224,6 +225,7 @@ export const datasetHandlers = {
     const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     const changes: Partial<DatasetRow> = {};
     if (ctx.body.name !== undefined) changes.name = ctx.body.name;
+    if (ctx.body.description !== undefined) changes.description = ctx.body.description;
     if (ctx.body.schema !== undefined) {
       const columns = ctx.body.schema.columns as DatasetColumn[];
       // Stored rows must keep matching the schema: a schema with another column count drops them.
