@@ -4,18 +4,11 @@
 import { isObject, type Operation } from '@platform-api/validator';
 import type { CallResult } from '../../client.js';
 import type { Session } from '../session.js';
-import { folded, resolveSchema } from '../values/schemas.js';
+import { responseProperties } from '../values/schemas.js';
 
 /** The item's properties holding such a secret, each with the field that asks for it. */
 function declaredSecrets(session: Session, operation: Operation, status: number) {
-  const response = operation.responses[String(status)];
-  const media = isObject(response?.content) ? response.content['application/json'] : undefined;
-  if (!isObject(media) || media.schema === undefined) return [];
-  const schema = folded(
-    session.validator,
-    resolveSchema(session.validator, { node: media.schema, pointer: '' }),
-  );
-  const properties = isObject(schema.node.properties) ? schema.node.properties : {};
+  const properties = responseProperties(session.validator, operation, status);
   return Object.entries(properties).flatMap(([name, raw]) => {
     const property = session.validator.resolve({ node: raw, pointer: '' }).node;
     const state = isObject(property['x-state']) ? property['x-state'] : {};

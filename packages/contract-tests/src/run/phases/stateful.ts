@@ -22,7 +22,13 @@ import { uniqueValue } from './examples.js';
 import { judgeCall } from './judge.js';
 import { deletedNotListed, walkCreatedLists } from './pagination.js';
 import { checkCreatedSecret, checkReadSecret } from './secrets.js';
-import { checkFittingWrite, checkUniqueConflict, checkUpdatePersisted, fittingWrite } from './writes.js';
+import {
+  checkFittingWrite,
+  checkMisfitRefused,
+  checkUniqueConflict,
+  checkUpdatePersisted,
+  fittingWrite,
+} from './writes.js';
 
 /** How deep chains of links are followed (create → sub-resource → its links). */
 const MAX_DEPTH = 2;
@@ -74,6 +80,9 @@ async function follow(session: Session, source: CallResult, depth: number): Prom
   const reads = links.filter((link) => link.target.method === 'get');
   const changes = links.filter((link) => ['put', 'patch', 'post'].includes(link.target.method));
   const deletes = links.filter((link) => link.target.method === 'delete');
+  // What a create made shows what it was sent: in the create's answer and in its reads.
+  if (source.operation.method === 'post')
+    await checkUpdatePersisted(session, source, reads, { created: true });
 
   for (const link of reads) {
     const result = await session.call(link.target, linkRequest(session, link));
@@ -116,6 +125,7 @@ async function follow(session: Session, source: CallResult, depth: number): Prom
     judgeCall(session, result, { valid: true });
     if (fitting) await checkFittingWrite(session, result, fitting, reads);
     if (result.status < 200 || result.status >= 300) continue;
+    if (fitting) await checkMisfitRefused(session, fitting, link.target);
     await checkUpdatePersisted(session, result, reads);
     if (depth < MAX_DEPTH) await follow(session, result, depth + 1);
   }

@@ -1,7 +1,7 @@
 // What a successful write must leave behind, judged by reading it back in the stateful phase:
 //   - update_persisted: after a change answered 2xx, a read of the same resource shows the values sent;
 //     a representation written to fit its item (`x-state: {records}`: CSV rows of a dataset's columns) is
-//     taken and read back record for record;
+//     taken and read back record for record, and one that does not fit is refused (negative_data_rejection);
 //   - unique_conflict: a second create reusing a value the spec marks unique answers the documented
 //     conflict (409), exactly and, where case is ignored, in another letter case.
 // Both compare answers of several requests, so neither can be replayed as one request.
@@ -12,7 +12,7 @@ import { type Link, linkRequest } from '../links.js';
 import type { Session } from '../session.js';
 import { fittingRecords, formatCsv, parseCsv, recordsRule } from '../values/csv.js';
 import { sampleOne } from '../values/index.js';
-import { folded, requestBodySchema, resolveSchema } from '../values/schemas.js';
+import { folded, requestBodySchema, resolveSchema, responseProperties } from '../values/schemas.js';
 import { uniqueFields } from '../values/unique.js';
 import { uniqueValue } from './examples.js';
 
@@ -25,11 +25,16 @@ export function unstoredFields(
 ): string[] {
   const stored = read.json;
   if (!isObject(stored)) return [];
+  const shown = responseProperties(session.validator, read.operation, read.status);
   const unstored: string[] = [];
   for (const [name, value] of Object.entries(sent)) {
-    // What the body's schema does not declare is ignored by the spec's word, and what the read does not
-    // show cannot be compared.
-    if (!declared.has(name) || !(name in stored)) continue;
+    // What the body's schema does not declare is ignored by the spec's word. What the read does not show is
+    // lost only where the read's schema has a place for it.
+    if (!declared.has(name)) continue;
+    if (!(name in stored)) {
+      if (name in shown) unstored.push(`${name} is missing where ${preview(value)} was sent`);
+      continue;
+    }
     if (sameValue(value, stored[name])) continue;
     // A value the read's schema cannot hold as sent (a lenient "true" read back as true) is converted by
     // the spec's own types: it is compared only where the read could have shown it as sent (no schema
@@ -72,43 +77,66 @@ const preview = (value: unknown) => {
   return text.length > 80 ? `${text.slice(0, 77)}…` : text;
 };
 
-/** The properties a JSON body's schema declares (its own and its allOf branches'). */
+/**
+ * The properties a JSON body's schema declares (its own and its allOf branches'), but those it declares
+ * accepted and ignored (`x-state: {ignored: true}`: a vendor SDK sends them).
+ */
 function declaredProperties(session: Session, operation: Operation): Set<string> {
   const body = requestBodySchema(operation);
   if (!body?.mediaType.includes('json')) return new Set();
   const schema = folded(session.validator, resolveSchema(session.validator, body.schema));
-  return new Set(Object.keys(isObject(schema.node.properties) ? schema.node.properties : {}));
+  const properties = isObject(schema.node.properties) ? schema.node.properties : {};
+  return new Set(
+    Object.entries(properties)
+      .filter(([, raw]) => {
+        const state = session.validator.resolve({ node: raw, pointer: '' }).node['x-state'];
+        return !(isObject(state) && state.ignored === true);
+      })
+      .map(([name]) => name),
+  );
 }
 
 /**
- * update_persisted for one change that answered 2xx: the reads of the same path show what its JSON body
- * sent. Fields left out are not judged: whether they keep their values is the spec's prose.
+ * update_persisted for one write that answered 2xx: the item shows what its JSON body sent. A change is
+ * read back through the reads of its own path; a create in its own answer and through the reads of the
+ * item it made (`/v1/users` → `/v1/users/{id}`). Fields left out are not judged: whether they keep their
+ * values is the spec's prose.
  */
 export async function checkUpdatePersisted(
   session: Session,
   change: CallResult,
   reads: readonly Link[],
+  { created = false } = {},
 ): Promise<void> {
   const { operation } = change;
   if (!session.enabled('update_persisted', operation.operationId)) return;
   const declared = declaredProperties(session, operation);
   const body = sentJson(change);
   if (!body || declared.size === 0) return;
-  for (const link of reads.filter((read) => read.target.path === operation.path)) {
-    const read = await session.call(link.target, linkRequest(session, link));
-    session.checkResponse(read);
-    if (read.status < 200 || read.status >= 300) continue;
+  const judge = (read: CallResult, what: string) => {
     const problems = unstoredFields(session, read, body, declared);
     for (const problem of problems)
       session.fail(
         'update_persisted',
         operation,
-        `after ${operation.operationId} answered ${change.status}, ${link.target.operationId}: ${problem}`,
+        `after ${operation.operationId} answered ${change.status}, ${what}: ${problem}`,
         { request: change.request, answer: read },
       );
     if (problems.length === 0) session.pass('update_persisted', operation);
+  };
+  if (created) judge(change, 'its answer');
+  const itemPath = new RegExp(`^${escapeRegExp(operation.path)}/\\{[^}/]+\\}$`);
+  const ownReads = reads.filter((read) =>
+    created ? itemPath.test(read.target.path) : read.target.path === operation.path,
+  );
+  for (const link of ownReads) {
+    const read = await session.call(link.target, linkRequest(session, link));
+    session.checkResponse(read);
+    if (read.status >= 200 && read.status < 300) judge(read, link.target.operationId);
   }
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A change of a representation, written to fit its item, and the records it carries. */
 export interface FittingWrite {
@@ -186,6 +214,22 @@ export async function checkFittingWrite(
         { request: change.request, answer: read },
       );
   }
+}
+
+/**
+ * negative_data_rejection for a fitting write that was taken: the same write with a field more in its first
+ * record no longer fits the item, and must be refused.
+ */
+export async function checkMisfitRefused(session: Session, written: FittingWrite, operation: Operation) {
+  const [first = [], ...rest] = written.records;
+  const misfit = formatCsv([[...first, first[0] ?? ''], ...rest]);
+  const refused = await session.call(operation, { ...written.request, body: misfit });
+  session.checkResponse(refused);
+  session.judge(
+    'negative_data_rejection',
+    { operation, request: refused.request, answer: refused },
+    { context: "a record with a field more than the item's columns (x-state: {records})" },
+  );
 }
 
 function sentJson(call: CallResult): JsonObject | undefined {

@@ -82,3 +82,23 @@ export function requestBodySchema(
     },
   };
 }
+
+/**
+ * The properties of the JSON body an operation answers with `status` (its own and its allOf branches'),
+ * but those it declares never present.
+ */
+export function responseProperties(
+  validator: SpecValidator,
+  operation: Operation,
+  status: number,
+): JsonObject {
+  const response = operation.responses[String(status)];
+  const media = isObject(response?.content) ? response.content['application/json'] : undefined;
+  if (!isObject(media) || media.schema === undefined) return {};
+  const own = resolveSchema(validator, { node: media.schema, pointer: '' });
+  const schema = folded(validator, own);
+  const properties = isObject(schema.node.properties) ? schema.node.properties : {};
+  // `false` beside an allOf: the branch's property is never present in this answer (a create's).
+  const never = isObject(own.node.properties) ? own.node.properties : {};
+  return Object.fromEntries(Object.entries(properties).filter(([name]) => never[name] !== false));
+}
