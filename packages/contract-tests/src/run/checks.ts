@@ -155,7 +155,7 @@ const CHECK_LIST = [
   {
     name: 'update_persisted',
     description:
-      'After a change answered 2xx, a read of the resource shows every value its body sent (fields left out are not judged); CSV records written to fit the item (x-state: {records}) are taken and read back as written.',
+      "After a create or change answered 2xx, the create's answer and a read of the item show every value its body sent (fields left out, or marked x-state: {ignored}, are not judged); CSV records written to fit the item (x-state: {records}) are taken and read back as written.",
   },
   {
     name: 'signing_secret',
