@@ -4,8 +4,10 @@
 //   - reads (GET) must answer 2xx: ensure_resource_availability;
 //   - another tenant's read, change and delete must be refused with 403/404, and leave the resource
 //     alive: tenant_isolation;
-//   - changes and sub-resource creations (PUT, PATCH, POST) are called with generated valid bodies, and
-//     their own links followed in turn;
+//   - a create's answer and its reads show what it sent, a change's reads what the change sent
+//     (update_persisted, writes.ts);
+//   - changes and sub-resource creations (PUT, PATCH, POST) are called with generated valid bodies (a CSV
+//     body with records that fit the item, writes.ts), and their own links followed in turn;
 //   - a create's answer and its reads hold a declared secret as the spec says: signing_secret;
 //   - a successful delete is followed by the reads again: use_after_free (404/410, or a 2xx body that
 //     matches a schema marked `x-resource-deleted: true`).
