@@ -192,6 +192,11 @@ const CHECK_LIST = [
       'A paged list (limit/offset, per_page/page: read from its parameters) walked page by page lists each item once, no page beyond its size, and past its end an empty list or the status the spec declares (x-state: {pastEnd}).',
   },
   {
+    name: 'created_listed',
+    description:
+      "While an item a create made exists, its collection (the GET on its path's parent), walked to its end, lists it.",
+  },
+  {
     name: 'deleted_not_listed',
     description:
       "After a successful delete, the item's collection (the GET on its path's parent) no longer lists it, or lists it only in a form marked x-resource-deleted.",

@@ -7,6 +7,7 @@ import { type Link, linkRequest } from '../links.js';
 import {
   isListedDeleted,
   itemId,
+  type ListShape,
   listShape,
   orderById,
   pagingOf,
@@ -21,8 +22,8 @@ import { sampleOne } from '../values/index.js';
 /** Pages of the smallest size walked, then pages of the usual size to reach the end. */
 const SMALL_PAGES = 4;
 const USUAL_PAGES = 8;
-/** Pages of the usual size a deleted item is looked for in. */
-const DELETED_PAGES = 20;
+/** Pages of the usual size an item is looked for in its collection. */
+const COLLECTION_PAGES = 20;
 
 /** The list operations walked in a run: each once, however many items its collection gets. */
 const walked = new WeakMap<Session, Set<string>>();
@@ -84,6 +85,57 @@ function judgeWalk(session: Session, walk: Walk, client: ContractClient): boolea
   return problems.length > 0;
 }
 
+/** An item's collection (the GET on the parent of `…/{id}`) walked from its first page, and the item's id. */
+async function walkCollectionOf(
+  session: Session,
+  item: Operation,
+  itemPath: Record<string, string>,
+  client: ContractClient,
+): Promise<{ list: Operation; shape: ListShape; id: string; walk: Walk } | undefined> {
+  const { validator } = client;
+  const segments = item.path.split('/');
+  const name = /^\{([^}]+)\}$/.exec(segments.at(-1) ?? '')?.[1];
+  const parent = segments.slice(0, -1).join('/');
+  const list = validator.operations.find(
+    (operation) => operation.kind === 'path' && operation.method === 'get' && operation.path === parent,
+  );
+  const shape = list && listShape(validator, list);
+  if (!name || !list || !shape) return undefined;
+  const { [name]: id, ...path } = itemPath;
+  if (id === undefined) return undefined;
+  const request = listRequest(session, validator, list, { path, query: orderById(validator, list) });
+  const walk = await walkList(session, list, request, { maxPages: COLLECTION_PAGES, client });
+  return { list, shape, id, walk };
+}
+
+/**
+ * created_listed: while an item a create made exists (`…/{id}`, before its delete), its collection lists
+ * it. A walk cut short by its page budget before the collection's end decides nothing.
+ */
+export async function createdListed(
+  session: Session,
+  item: Operation,
+  itemPath: Record<string, string>,
+): Promise<void> {
+  const collection = await walkCollectionOf(session, item, itemPath, session.client);
+  if (!collection || !session.enabled('created_listed', collection.list.operationId)) return;
+  const { list, id, walk } = collection;
+  const last = walk.pages.at(-1);
+  if (last?.items === undefined) {
+    session.skip('created_listed', list.operationId, `a page answered ${last?.status}`);
+    return;
+  }
+  if (walk.pages.some((page) => page.items?.some((listed) => itemId(listed) === id)))
+    session.pass('created_listed', list);
+  else if (!walk.paging || last.items.length < walk.size)
+    session.fail(
+      'created_listed',
+      list,
+      `${list.operationId}, walked to its end, does not list ${id}, which ${item.operationId} reads`,
+      { request: last.result.request, answer: last.result },
+    );
+}
+
 /**
  * deleted_not_listed: after a successful delete of an item (`DELETE …/{id}`), the GET on the parent path
  * — its collection — no longer lists it, or lists it only in the spec's deleted form.
@@ -93,20 +145,11 @@ export async function deletedNotListed(
   deleted: CallResult,
   client: ContractClient = session.client,
 ): Promise<void> {
-  const { validator } = client;
+  const itemPath = pathParameters(deleted.operation, deleted.request.url);
+  const collection = await walkCollectionOf(session, deleted.operation, itemPath, client);
+  if (!collection || !session.enabled('deleted_not_listed', collection.list.operationId)) return;
+  const { list, shape, id, walk } = collection;
   const item = deleted.operation;
-  const segments = item.path.split('/');
-  const name = /^\{([^}]+)\}$/.exec(segments.at(-1) ?? '')?.[1];
-  const parent = segments.slice(0, -1).join('/');
-  const list = validator.operations.find(
-    (operation) => operation.kind === 'path' && operation.method === 'get' && operation.path === parent,
-  );
-  const shape = list && listShape(validator, list);
-  if (!name || !list || !shape || !session.enabled('deleted_not_listed', list.operationId)) return;
-  const { [name]: id, ...path } = pathParameters(item, deleted.request.url);
-  if (id === undefined) return;
-  const request = listRequest(session, validator, list, { path, query: orderById(validator, list) });
-  const walk = await walkList(session, list, request, { maxPages: DELETED_PAGES, client });
   const [first] = walk.pages;
   if (first?.items === undefined) {
     session.skip('deleted_not_listed', list.operationId, `its first page answered ${first?.status}`);
@@ -114,7 +157,7 @@ export async function deletedNotListed(
   }
   for (const page of walk.pages) {
     const live = (page.items ?? []).find(
-      (listed) => itemId(listed) === id && !isListedDeleted(validator, shape, listed),
+      (listed) => itemId(listed) === id && !isListedDeleted(client.validator, shape, listed),
     );
     if (live === undefined) continue;
     session.fail(

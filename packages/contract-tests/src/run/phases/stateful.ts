@@ -22,7 +22,7 @@ import type { Session } from '../session.js';
 import { requestBodySchema } from '../values/index.js';
 import { uniqueValue } from './examples.js';
 import { judgeCall } from './judge.js';
-import { deletedNotListed, walkCreatedLists } from './pagination.js';
+import { createdListed, deletedNotListed, walkCreatedLists } from './pagination.js';
 import { checkCreatedSecret, checkReadSecret } from './secrets.js';
 import {
   checkFittingWrite,
@@ -135,7 +135,9 @@ async function follow(session: Session, source: CallResult, depth: number): Prom
   // While what the source made exists: its lists walked.
   await walkCreatedLists(session, source, links);
   for (const link of deletes) {
-    const result = await session.call(link.target, linkRequest(session, link));
+    const request = linkRequest(session, link);
+    await createdListed(session, link.target, stringValues(request.path));
+    const result = await session.call(link.target, request);
     judgeCall(session, result, { valid: true });
     if (result.status < 200 || result.status >= 300) continue;
     await deletedNotListed(session, result);
@@ -154,3 +156,6 @@ const evidenceOf = (result: CallResult) => ({
   request: result.request,
   answer: result,
 });
+
+const stringValues = (values: Record<string, unknown> = {}) =>
+  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(value)]));
