@@ -24,13 +24,7 @@ import { uniqueValue } from './examples.js';
 import { judgeCall } from './judge.js';
 import { createdListed, deletedNotListed, walkCreatedLists } from './pagination.js';
 import { checkCreatedSecret, checkReadSecret } from './secrets.js';
-import {
-  checkFittingWrite,
-  checkMisfitRefused,
-  checkUniqueConflict,
-  checkUpdatePersisted,
-  fittingWrite,
-} from './writes.js';
+import { checkFittingWrite, checkUniqueConflict, checkUpdatePersisted, fittingWrite } from './writes.js';
 
 /** How deep chains of links are followed (create → sub-resource → its links). */
 const MAX_DEPTH = 2;
@@ -127,7 +121,6 @@ async function follow(session: Session, source: CallResult, depth: number): Prom
     judgeCall(session, result, { valid: true });
     if (fitting) await checkFittingWrite(session, result, fitting, reads);
     if (result.status < 200 || result.status >= 300) continue;
-    if (fitting) await checkMisfitRefused(session, fitting, link.target);
     await checkUpdatePersisted(session, result, reads);
     if (depth < MAX_DEPTH) await follow(session, result, depth + 1);
   }
