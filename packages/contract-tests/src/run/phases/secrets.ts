@@ -4,16 +4,15 @@
 import { isObject, type Operation } from '@platform-api/validator';
 import type { CallResult } from '../../client.js';
 import type { Session } from '../session.js';
-import { responseProperties } from '../values/schemas.js';
+import { responseProperties, stateOf } from '../values/schemas.js';
+import { sentJson } from './writes.js';
 
 /** The item's properties holding such a secret, each with the field that asks for it. */
 function declaredSecrets(session: Session, operation: Operation, status: number) {
   const properties = responseProperties(session.validator, operation, status);
   return Object.entries(properties).flatMap(([name, raw]) => {
-    const property = session.validator.resolve({ node: raw, pointer: '' }).node;
-    const state = isObject(property['x-state']) ? property['x-state'] : {};
-    const rule = isObject(state.signingSecret) ? state.signingSecret : undefined;
-    return typeof rule?.when === 'string' ? [{ name, when: rule.when }] : [];
+    const rule = stateOf(session.validator, raw).signingSecret;
+    return isObject(rule) && typeof rule.when === 'string' ? [{ name, when: rule.when }] : [];
   });
 }
 
@@ -21,13 +20,8 @@ function declaredSecrets(session: Session, operation: Operation, status: number)
 export function checkCreatedSecret(session: Session, created: CallResult): void {
   const { operation } = created;
   if (!session.enabled('signing_secret', operation.operationId) || !isObject(created.json)) return;
-  let sent: unknown;
-  try {
-    sent = typeof created.request.body === 'string' ? JSON.parse(created.request.body) : undefined;
-  } catch {
-    return;
-  }
-  if (!isObject(sent)) return;
+  const sent = sentJson(created);
+  if (!sent) return;
   for (const { name, when } of declaredSecrets(session, operation, created.status)) {
     const asked = sent[when] === true;
     const answered = created.json[name] !== undefined;

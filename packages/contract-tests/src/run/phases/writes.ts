@@ -12,7 +12,7 @@ import { type Link, linkRequest } from '../links.js';
 import type { Session } from '../session.js';
 import { fittingRecords, formatCsv, parseCsv, recordsRule } from '../values/csv.js';
 import { sampleOne } from '../values/index.js';
-import { folded, requestBodySchema, resolveSchema, responseProperties } from '../values/schemas.js';
+import { folded, requestBodySchema, resolveSchema, responseProperties, stateOf } from '../values/schemas.js';
 import { uniqueFields } from '../values/unique.js';
 import { uniqueValue } from './examples.js';
 
@@ -88,10 +88,7 @@ function declaredProperties(session: Session, operation: Operation): Set<string>
   const properties = isObject(schema.node.properties) ? schema.node.properties : {};
   return new Set(
     Object.entries(properties)
-      .filter(([, raw]) => {
-        const state = session.validator.resolve({ node: raw, pointer: '' }).node['x-state'];
-        return !(isObject(state) && state.ignored === true);
-      })
+      .filter(([, raw]) => stateOf(session.validator, raw).ignored !== true)
       .map(([name]) => name),
   );
 }
@@ -216,7 +213,8 @@ export async function checkFittingWrite(
   }
 }
 
-function sentJson(call: CallResult): JsonObject | undefined {
+/** The JSON object a call's request sent, when it sent one. */
+export function sentJson(call: Pick<CallResult, 'request'>): JsonObject | undefined {
   const { body } = call.request;
   if (typeof body !== 'string' || !/json/i.test(call.request.headers['content-type'] ?? '')) return undefined;
   try {

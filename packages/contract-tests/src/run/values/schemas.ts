@@ -102,3 +102,9 @@ export function responseProperties(
   const never = isObject(own.node.properties) ? own.node.properties : {};
   return Object.fromEntries(Object.entries(properties).filter(([name]) => never[name] !== false));
 }
+
+/** A schema's `x-state` declarations (`$ref` followed), or none. */
+export function stateOf(validator: SpecValidator, schema: unknown): JsonObject {
+  const state = validator.resolve({ node: schema, pointer: '' }).node['x-state'];
+  return isObject(state) ? state : {};
+}
