@@ -263,6 +263,11 @@ describe('the platform mock remembers', () => {
     expect(
       (await platform.send('PUT', `${data}?updateMethod=APPEND`, { ...csv, body: 'Alan,41\n' })).status,
     ).toBe(204);
+    // Records that do not fit the dataset's columns (x-state: {records}) conflict with it, text that is
+    // not CSV is refused as such; neither changes the data.
+    for (const misfit of ['Ada,36,more\n', 'Ada,thirty-six\n', 'Ada,36\nGrace\n'])
+      expect((await platform.send('PUT', data, { ...csv, body: misfit })).status).toBe(409);
+    expect((await platform.send('PUT', data, { ...csv, body: '"Ada,36\n' })).status).toBe(400);
     const exported = await platform.send('GET', `${data}?includeHeader=true`, {
       headers: { ...auth, accept: 'text/csv' },
     });

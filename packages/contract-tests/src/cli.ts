@@ -25,8 +25,9 @@ import { applyBaseline } from './run/baseline.js';
 import { CHECK_NAMES, CHECKS, type CheckName, PHASES, PROFILES } from './run/checks.js';
 import { ReportFileError, readReportFile, writeReportFile } from './run/report-file.js';
 import { formatMatrix, formatSummary, succeeded, writeReports } from './run/reports.js';
-import { DEFAULT_MAX_EXAMPLES, type RunOptions, randomSeed, runContractTests } from './run/runner.js';
+import { type RunOptions, randomSeed, runContractTests } from './run/runner.js';
 import type { RunReport } from './run/session.js';
+import { DEFAULT_MAX_EXAMPLES } from './run/session.js';
 import { TARGETS } from './targets/index.js';
 import { type Target, TargetUnusable } from './targets/target.js';
 import { DEFAULT_THROTTLE_BUDGET_MS, Throttle } from './throttle.js';
@@ -67,7 +68,7 @@ export const RUN_OPTIONS = {
     flag: 'max-examples',
     parser: integer(1, 1_000_000),
     default: String(DEFAULT_MAX_EXAMPLES),
-    help: 'generated requests per operation and direction in the fuzz phase',
+    help: "generated requests per operation and direction in the fuzz phase, each sent once; the stateful phase's chains per create grow with it (3 at the default)",
   }),
   seed: option({
     flag: 'seed',

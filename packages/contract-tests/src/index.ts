@@ -79,7 +79,6 @@ export {
   writeReports,
 } from './run/reports.js';
 export {
-  DEFAULT_MAX_EXAMPLES,
   type PhaseRunner,
   type RunOptions,
   randomSeed,
@@ -88,6 +87,7 @@ export {
 export {
   type BaselineOutcome,
   type CaseResult,
+  DEFAULT_MAX_EXAMPLES,
   type Failure,
   failuresOf,
   type RunReport,

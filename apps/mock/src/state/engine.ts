@@ -9,6 +9,7 @@
 // - an error the state decides (no such item: 404; a unique value taken: 409; a token without the scope:
 //   403; a page past the end) is Prism's documented answer for that status (`Prefer: code=…`).
 import type { IncomingHttpHeaders } from 'node:http';
+import { CsvSyntaxError, parseCsv } from '@platform-api/csv';
 import {
   createSpecAjv,
   getByPointer,
@@ -24,7 +25,13 @@ import { type Credential, Credentials } from './auth.js';
 import { Deliveries } from './deliveries.js';
 import { Items } from './items.js';
 import { pageOf } from './lists.js';
-import { type Collection, inferModel, type OperationModel, type StateModel } from './model.js';
+import {
+  type Collection,
+  inferModel,
+  type OperationModel,
+  type RecordsRule,
+  type StateModel,
+} from './model.js';
 import { pick, setAt } from './pointers.js';
 import { type ProjectionContext, type SchemaAt, Schemas } from './schemas.js';
 import { plant, seedsOf } from './seeds.js';
@@ -254,7 +261,7 @@ export class StateEngine {
         return { answer: judged as Answer };
       }
       case 'write-data':
-        return { answer: this.writeData(call, role, parents.owner, judged as Answer) };
+        return { answer: await this.writeData(call, role, parents.owner, judged as Answer) };
       case 'read-data':
         return { answer: this.readData(call, role, parents.owner, judged as Answer) };
     }
@@ -506,20 +513,48 @@ export class StateEngine {
     return judged;
   }
 
-  private writeData(
+  private async writeData(
     call: Call,
     role: Extract<OperationModel['role'], { kind: 'write-data' }>,
     owner: StoredItem | undefined,
     judged: Answer,
-  ): Answer {
+  ): Promise<Answer> {
     if (!owner) return judged;
-    const { mediaType, append } = role.representation;
+    const { mediaType, append, records } = role.representation;
     const text = call.request.body?.toString('utf8') ?? '';
+    const refusal = records && this.recordsRefusal(records, owner, text);
+    if (refusal) return await call.prism(`code=${refusal}`);
     owner.data ??= new Map();
     const appending = append && new URLSearchParams(call.request.search).get(append.name) === append.value;
     const current = owner.data.get(mediaType) ?? '';
     owner.data.set(mediaType, appending ? joinLines(current, text) : text);
     return judged;
+  }
+
+  /**
+   * How records that do not fit the item (`x-state: {records}`) are refused: text that is not CSV is a bad
+   * request (400); a record without one field per column the item has, or a field its column's type does
+   * not allow, conflicts with the item's state (409). An empty field is no value, allowed in any column.
+   */
+  private recordsRefusal(rule: RecordsRule, owner: StoredItem, text: string): 400 | 409 | undefined {
+    let records: string[][];
+    try {
+      records = parseCsv(text);
+    } catch (error) {
+      if (error instanceof CsvSyntaxError) return 400;
+      throw error;
+    }
+    const columns = pick(owner.value, rule.columns)[0];
+    if (!Array.isArray(columns)) return undefined;
+    const fits = (record: string[]) =>
+      record.length === columns.length &&
+      record.every((field, at) => {
+        const column = columns[at];
+        const type = isObject(column) ? column[rule.type] : undefined;
+        const schema = typeof type === 'string' ? rule.fields.get(type) : undefined;
+        return field === '' || !schema || this.schemas.valid(schema, field);
+      });
+    return records.every(fits) ? undefined : 409;
   }
 
   private readData(

@@ -94,6 +94,15 @@ export interface Representation {
   append?: { name: string; value: string };
   /** Query parameter that, when true, adds a header line from the item (`x-state: {header: /pointer/*`). */
   header?: { name: string; path: string };
+  /** What a record written must be (`x-state: {records}` on the body's schema). */
+  records?: RecordsRule;
+}
+
+/** One field per column the owner lists at `columns`, each a text the schema for its column's `type` allows. */
+export interface RecordsRule {
+  columns: string;
+  type: string;
+  fields: Map<string, SchemaAt>;
 }
 
 export type Role =
@@ -257,7 +266,7 @@ function roleOf(
   }
   const owner = collections.get(keyOf(segments.slice(0, -2)));
   if (owner && PARAMETER.test(segments.at(-2) ?? '')) {
-    const representation = representationOf(operation);
+    const representation = representationOf(schemas, operation);
     if (representation && method === 'get') return { kind: 'read-data', owner, representation };
     if (representation && (method === 'put' || method === 'post'))
       return { kind: 'write-data', owner, representation };
@@ -436,8 +445,8 @@ function softDeleteOf(operation: Operation): SoftDelete | undefined {
   return undefined;
 }
 
-/** A non-JSON body read (GET) or written (PUT/POST) whole, with its `x-state` parameters. */
-function representationOf(operation: Operation): Representation | undefined {
+/** A non-JSON body read (GET) or written (PUT/POST) whole, with its `x-state` parameters and records. */
+function representationOf(schemas: Schemas, operation: Operation): Representation | undefined {
   const ok =
     operation.successStatus === undefined ? undefined : operation.responses[String(operation.successStatus)];
   const media = Object.keys(
@@ -457,7 +466,30 @@ function representationOf(operation: Operation): Representation | undefined {
     if (typeof state.header === 'string')
       representation.header = { name: parameter.name, path: state.header };
   }
+  const body = operation.requestBody;
+  const schema = body?.content[mediaType]?.schema;
+  if (body && schema !== undefined) {
+    const pointer = `${body.pointer}/content/${mediaType.replace(/\//g, '~1')}/schema`;
+    const records = recordsRuleOf(schemas, schemas.resolve(schema, pointer));
+    if (records) representation.records = records;
+  }
   return representation;
+}
+
+function recordsRuleOf(schemas: Schemas, body: SchemaAt): RecordsRule | undefined {
+  const state = typeof body.node === 'object' ? body.node['x-state'] : undefined;
+  const records = isObject(state) ? state.records : undefined;
+  if (!isObject(records) || typeof records.columns !== 'string' || typeof records.type !== 'string')
+    return undefined;
+  const fields = new Map<string, SchemaAt>();
+  if (isObject(records.fields)) {
+    for (const type of Object.keys(records.fields))
+      fields.set(
+        type,
+        schemas.at(`${body.pointer}/x-state/records/fields/${type.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+      );
+  }
+  return { columns: records.columns, type: records.type, fields };
 }
 
 /** Item schema, id field and schema, unique fields and deleted form of a collection, from its operations. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { CsvSyntaxError, formatCsv, parseCsv } from '@platform-api/csv';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/schema.js';
 import { ApiProblem, badRequest, type FieldProblem, fieldPath } from '../errors.js';
 import { compact, iso, locationOf, paged, toBoolean } from './common.js';
-import { CsvSyntaxError, formatCsv, parseCsv } from './csv.js';
 import { getRecord, liveRecordOr404, newRecordTimes } from './records.js';
 import { type HandlerMap, requireAuth } from './types.js';
 

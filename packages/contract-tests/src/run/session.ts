@@ -28,6 +28,12 @@ export interface Failure {
   excerpt: string;
 }
 
+/**
+ * Sized so that a default run, which checks every operation a server serves, stays within the time the
+ * reference server's rate limit (1,200 requests a minute) allowed before: docs/guides/benchmarks.md.
+ */
+export const DEFAULT_MAX_EXAMPLES = 35;
+
 export interface CaseResult {
   phase: PhaseName;
   check: CheckName;
@@ -160,6 +166,19 @@ export class Session {
   uniqueTag(): string {
     this.uniques += 1;
     return `${this.runId}${this.uniques.toString(36)}`;
+  }
+
+  /**
+   * A request as the target would read it, with this run's tags masked: equal for two requests that
+   * differ only in their fresh values, which test the same thing.
+   */
+  sameRequestKey(request: CallOptions): string {
+    const text = JSON.stringify(request, (_, value) =>
+      value instanceof Uint8Array ? `bytes:${Buffer.from(value).toString('latin1')}` : value,
+    );
+    // Each tag is the run id and a base-36 count (uniqueTag).
+    const [head, ...tagged] = text.split(this.runId);
+    return [head, ...tagged.map((rest) => rest.replace(/^[0-9a-z]+/, ''))].join('<tag>');
   }
 
   /** Whether the run checks `check` (on `operationId`, when given). */

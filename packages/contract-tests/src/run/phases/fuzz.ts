@@ -1,7 +1,8 @@
 // The fuzz phase: property-based requests per operation with fast-check, positive (schema-valid) and
 // negative (one constraint broken), each with fresh values in its body's unique fields. A failure is shrunk
 // to a minimal request by fast-check and recorded from the answer that request got while fast-check
-// explored: sent again, a create would meet what its first sending made.
+// explored: sent again, a create would meet what its first sending made. A request generated twice is
+// sent once.
 
 import type { Operation } from '@platform-api/validator';
 import fc from 'fast-check';
@@ -58,10 +59,21 @@ async function explore(
 ): Promise<void> {
   // Each generated request's answer, kept for the one fast-check ends up calling minimal.
   const answers = new WeakMap<GeneratedRequest, CallResult>();
+  // A request generated again (or shrunk to one sent before) tests nothing new: it takes the verdict of
+  // its first sending instead of a request of the run's rate limit.
+  const verdicts = new Map<string, { result: CallResult; held: boolean }>();
   const property = fc.asyncProperty(requests, async (request) => {
+    const key = session.sameRequestKey(request.options);
+    const earlier = verdicts.get(key);
+    if (earlier) {
+      answers.set(request, earlier.result);
+      return earlier.held;
+    }
     const result = await session.call(operation, request.options);
     answers.set(request, result);
-    return judgeCall(session, result, expectation(request), { stale: request.stale });
+    const held = judgeCall(session, result, expectation(request), { stale: request.stale });
+    verdicts.set(key, { result, held });
+    return held;
   });
   session.quiet = true;
   const outcome = await fc.check(property, { seed, numRuns: session.maxExamples }).finally(() => {

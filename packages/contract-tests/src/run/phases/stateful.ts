@@ -18,19 +18,26 @@ import type { CallOptions, CallResult } from '../../client.js';
 import { exampleRequest } from '../../examples.js';
 import { creationRoots, linkRequest, linksOf } from '../links.js';
 import { positiveRequests } from '../requests.js';
-import type { Session } from '../session.js';
+import { DEFAULT_MAX_EXAMPLES, type Session } from '../session.js';
 import { requestBodySchema } from '../values/index.js';
 import { uniqueValue } from './examples.js';
 import { judgeCall } from './judge.js';
 import { createdListed, deletedNotListed, walkCreatedLists } from './pagination.js';
 import { checkCreatedSecret, checkReadSecret } from './secrets.js';
-import { checkFittingWrite, checkUniqueConflict, checkUpdatePersisted, fittingWrite } from './writes.js';
+import {
+  checkFittingWrite,
+  checkMisfitRefused,
+  checkUniqueConflict,
+  checkUpdatePersisted,
+  fittingWrite,
+} from './writes.js';
 
 /** How deep chains of links are followed (create → sub-resource → its links). */
 const MAX_DEPTH = 2;
 
 export async function statefulPhase(session: Session): Promise<void> {
-  const runs = Math.max(1, Math.min(5, Math.ceil(session.maxExamples / 20)));
+  // Three chains per create at the default budget, fewer or more (1 to 5) as --max-examples moves it.
+  const runs = Math.max(1, Math.min(5, Math.round((3 * session.maxExamples) / DEFAULT_MAX_EXAMPLES)));
   for (const [index, root] of creationRoots(session).entries()) {
     // Requests are tried until `runs` of them created something: a valid request a server may still
     // refuse (the example's channel ids exist on no real server) leaves nothing to follow.
@@ -121,6 +128,7 @@ async function follow(session: Session, source: CallResult, depth: number): Prom
     judgeCall(session, result, { valid: true });
     if (fitting) await checkFittingWrite(session, result, fitting, reads);
     if (result.status < 200 || result.status >= 300) continue;
+    if (fitting) await checkMisfitRefused(session, fitting, link.target);
     await checkUpdatePersisted(session, result, reads);
     if (depth < MAX_DEPTH) await follow(session, result, depth + 1);
   }

@@ -1,16 +1,17 @@
 // What a successful write must leave behind, judged by reading it back in the stateful phase:
 //   - update_persisted: after a change answered 2xx, a read of the same resource shows the values sent;
 //     a representation written to fit its item (`x-state: {records}`: CSV rows of a dataset's columns) is
-//     taken and read back record for record;
+//     taken and read back record for record, and one that does not fit is refused (negative_data_rejection);
 //   - unique_conflict: a second create reusing a value the spec marks unique answers the documented
 //     conflict (409), exactly and, where case is ignored, in another letter case.
 // Both compare answers of several requests, so neither can be replayed as one request.
+import { CsvSyntaxError, formatCsv, parseCsv } from '@platform-api/csv';
 import { isObject, type JsonObject, type Operation } from '@platform-api/validator';
 import type { CallOptions, CallResult } from '../../client.js';
 import { MALFORMED_REQUEST } from '../checks.js';
 import { type Link, linkRequest } from '../links.js';
 import type { Session } from '../session.js';
-import { fittingRecords, formatCsv, parseCsv, recordsRule } from '../values/csv.js';
+import { fittingRecords, recordsRule } from '../values/csv.js';
 import { sampleOne } from '../values/index.js';
 import { folded, requestBodySchema, resolveSchema, responseProperties, stateOf } from '../values/schemas.js';
 import { uniqueFields } from '../values/unique.js';
@@ -162,12 +163,11 @@ export async function fittingWrite(
   session.checkResponse(item);
   const arbitrary = item.status === 200 ? fittingRecords(rule, item.json) : undefined;
   if (!arbitrary) return undefined;
-  // A record of empty fields only is an empty line, which CSV readers may skip.
-  const records = sampleOne(
-    arbitrary.filter((rows) => rows.every((row) => row.some((field) => field !== ''))),
-    session.seed + session.requests,
-  );
-  const text = records.map((record, index) => formatCsv([record], { quoteAll: index === 1 })).join('');
+  const records = sampleOne(arbitrary, session.seed + session.requests);
+  // RFC 4180's own line breaks, and every field quoted in one record: both forms a reader must take.
+  const text = records
+    .map((record, index) => formatCsv([record], { quoteAll: index === 1, lineBreak: '\r\n' }))
+    .join('');
   return { request: { ...linkRequest(session, link), body: text, contentType: body?.mediaType }, records };
 }
 
@@ -199,7 +199,19 @@ export async function checkFittingWrite(
     const read = await session.call(link.target, linkRequest(session, link));
     session.checkResponse(read);
     if (read.status < 200 || read.status >= 300) continue;
-    const stored = parseCsv(read.text) ?? [];
+    let stored: string[][];
+    try {
+      stored = parseCsv(read.text);
+    } catch (error) {
+      if (!(error instanceof CsvSyntaxError)) throw error;
+      session.fail(
+        'update_persisted',
+        operation,
+        `after ${operation.operationId} answered ${change.status}, ${link.target.operationId} answered text that is not CSV: ${error.message} (line ${error.line})`,
+        { request: change.request, answer: read },
+      );
+      continue;
+    }
     const tail = stored.slice(Math.max(0, stored.length - written.records.length));
     const lost = written.records.findIndex((record, index) => !sameValue(record, tail[index]));
     if (lost < 0 && tail.length === written.records.length) session.pass('update_persisted', operation);
@@ -211,6 +223,22 @@ export async function checkFittingWrite(
         { request: change.request, answer: read },
       );
   }
+}
+
+/**
+ * negative_data_rejection for a fitting write that was taken: the same write with a field more in its first
+ * record no longer fits the item, and must be refused.
+ */
+export async function checkMisfitRefused(session: Session, written: FittingWrite, operation: Operation) {
+  const [first = [], ...rest] = written.records;
+  const misfit = formatCsv([[...first, first[0] ?? ''], ...rest], { lineBreak: '\r\n' });
+  const refused = await session.call(operation, { ...written.request, body: misfit });
+  session.checkResponse(refused);
+  session.judge(
+    'negative_data_rejection',
+    { operation, request: refused.request, answer: refused },
+    { context: "a record with a field more than the item's columns (x-state: {records})" },
+  );
 }
 
 /** The JSON object a call's request sent, when it sent one. */
