@@ -4,6 +4,8 @@
 //   and a request without credentials still answers 401;
 // - a trailing slash names the same resource: every operation of both bundles answers its `/path/` form
 //   exactly as its `/path` form (real clients call `POST /v1/users/` and `GET /v1/groups/`).
+// - (patches/@stoplight__prism-cli@5.14.2.patch) a request body that its log line repair mangled no longer
+//   crashes Prism.
 // Without the patch, the lowercase and uppercase Bearer cases answer 401 and `/v1/users/` answers 405/400.
 import { freePort } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,5 +133,31 @@ describe('platform mock, the calls of real clients', () => {
       expect(response.ok, `${operationId} at ${request.path}/ answered ${response.status}`).toBe(true);
       await response.arrayBuffer();
     }
+  });
+});
+
+describe('platform mock, a body Prism logs', () => {
+  // Prism's CLI ran every log line through jsonrepair, which turns a valid line whose strings hold a `[`
+  // into an array; the next line it printed from that crashed it, and every later answer was a 502.
+  it('keeps answering after bodies whose strings hold brackets and braces', async () => {
+    const url = `${mockUrl('platform')}/v1/chat/integrations`;
+    // Each a body a fuzz run sent: its log line became an array, or no JSON at all.
+    for (const channelIds of [['@}a['], ['x['], ['x}[']]) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: 'Bearer any', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Brackets',
+          scope: 'CHANNEL_LIST',
+          channelIds,
+          headers: [],
+          signDeliveries: true,
+        }),
+      });
+      expect(response.status, JSON.stringify(channelIds)).toBeLessThan(500);
+      await response.arrayBuffer();
+    }
+    const after = await fetch(url, { method: 'GET', headers: { authorization: 'Bearer any' } });
+    expect(after.status).toBe(200);
   });
 });
