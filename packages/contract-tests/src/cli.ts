@@ -26,8 +26,7 @@ import { CHECK_NAMES, CHECKS, type CheckName, PHASES, PROFILES } from './run/che
 import { ReportFileError, readReportFile, writeReportFile } from './run/report-file.js';
 import { formatMatrix, formatSummary, succeeded, writeReports } from './run/reports.js';
 import { type RunOptions, randomSeed, runContractTests } from './run/runner.js';
-import type { RunReport } from './run/session.js';
-import { DEFAULT_MAX_EXAMPLES } from './run/session.js';
+import { DEFAULT_MAX_EXAMPLES, type RunReport } from './run/session.js';
 import { TARGETS } from './targets/index.js';
 import { type Target, TargetUnusable } from './targets/target.js';
 import { DEFAULT_THROTTLE_BUDGET_MS, Throttle } from './throttle.js';

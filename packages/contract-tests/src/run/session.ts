@@ -29,8 +29,9 @@ export interface Failure {
 }
 
 /**
- * Sized so that a default run, which checks every operation a server serves, stays within the time the
- * reference server's rate limit (1,200 requests a minute) allowed before: docs/guides/benchmarks.md.
+ * The fuzz phase's generated requests per operation and direction. Sized for targets with a rate limit: a
+ * default run against the reference server (1,200 requests a minute) sends about 3,750 (the README, "How
+ * long a run takes").
  */
 export const DEFAULT_MAX_EXAMPLES = 35;
 
