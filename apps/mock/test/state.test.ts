@@ -280,6 +280,27 @@ describe('the platform mock remembers', () => {
       rows: 2,
       columns: 2,
     });
+    // The header line is a CSV record too: names with a quote or a comma are quoted.
+    const quoted = (
+      await platform.send('POST', '/v1/datasets', {
+        headers: auth,
+        body: {
+          name: 'Quoted',
+          schema: {
+            columns: [
+              { type: 'STRING', name: 'say "hi"' },
+              { type: 'LONG', name: 'a,b' },
+            ],
+          },
+        },
+      })
+    ).json as { id: string };
+    const quotedData = `/v1/datasets/${quoted.id}/data`;
+    expect((await platform.send('PUT', quotedData, { ...csv, body: 'x,1\n' })).status).toBe(204);
+    const withHeader = await platform.send('GET', `${quotedData}?includeHeader=true`, {
+      headers: { ...auth, accept: 'text/csv' },
+    });
+    expect(withHeader.text).toBe('"say ""hi""","a,b"\nx,1\n');
     // An empty CSV is a CSV without rows.
     expect((await platform.send('PUT', data, { ...csv, body: '' })).status).toBe(204);
     expect((await platform.send('GET', data, { headers: { ...auth, accept: 'text/csv' } })).text).toBe('');

@@ -9,7 +9,7 @@
 // - an error the state decides (no such item: 404; a unique value taken: 409; a token without the scope:
 //   403; a page past the end) is Prism's documented answer for that status (`Prefer: code=…`).
 import type { IncomingHttpHeaders } from 'node:http';
-import { CsvSyntaxError, parseCsv } from '@platform-api/csv';
+import { CsvSyntaxError, formatCsv, parseCsv } from '@platform-api/csv';
 import {
   createSpecAjv,
   getByPointer,
@@ -568,8 +568,8 @@ export class StateEngine {
     let text = owner.data?.get(mediaType) ?? '';
     const query = new URLSearchParams(call.request.search);
     if (header && query.get(header.name)?.toLowerCase() === 'true') {
-      const names = pick(owner.value, header.path).map(String);
-      text = joinLines(`${names.join(',')}\n`, text);
+      // A CSV record of its own: a name with a comma, a quote or a line break is quoted.
+      text = joinLines(formatCsv([pick(owner.value, header.path).map(String)]), text);
     }
     return { status: judged.status, rawHeaders: ['Content-Type', mediaType], body: Buffer.from(text) };
   }
