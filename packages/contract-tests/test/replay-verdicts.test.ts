@@ -59,6 +59,7 @@ const spec = {
             example: 10,
           },
           { name: 'tag', in: 'query', schema: { type: 'string', enum: ['a', 'b'] } },
+          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
         ],
         responses: {
           '200': {
@@ -176,8 +177,8 @@ function wrongServer(request: IncomingMessage, response: ServerResponse): void {
         if (searchParams.get('tag') === 'b')
           return response.writeHead(200, { 'content-type': 'text/plain' }).end('[]');
         // response_headers_conformance (no X-Total-Count); ignored_auth and missing_required_header: no
-        // credentials or X-Request-Id asked for.
-        return send(200, []);
+        // credentials or X-Request-Id asked for; listed_readable: item 0 is listed, and not served.
+        return send(200, [{ id: 0, name: 'zero' }]);
       }
       // negative_data_rejection, malformed_json_body, unsupported_media_type, oversized_body: any body
       // is taken.
@@ -192,10 +193,12 @@ function wrongServer(request: IncomingMessage, response: ServerResponse): void {
     const owner = /^\/items\/\d+\/owner$/.exec(pathname);
     // status_code_conformance and ensure_resource_availability; scope_enforcement: any token's scopes do
     if (owner) return send(404, { error: 'no owner' });
-    if (!/^\/items\/\d+$/.test(pathname)) return send(404);
+    // integer_spelling: the id is read as parseInt reads it (`5abc` is item 5).
+    const id = Number.parseInt(pathname.split('/')[2] ?? '', 10);
+    if (!/^\/items\/[^/]+$/.test(pathname) || Number.isNaN(id) || id === 0) return send(404);
     // response_schema_conformance (no name), use_after_free and tenant_isolation: every item is served to
     // anyone, deleted or not.
-    if (request.method === 'GET') return send(200, { id: Number(pathname.split('/')[2]) });
+    if (request.method === 'GET') return send(200, { id });
     if (request.method === 'DELETE')
       // empty_json_body
       return request.headers['content-type'] ? send(400) : send(204);

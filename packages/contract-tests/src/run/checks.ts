@@ -197,6 +197,16 @@ const CHECK_LIST = [
       "While an item a create made exists, its collection (the GET on its path's parent), walked to its end, lists it.",
   },
   {
+    name: 'listed_readable',
+    description:
+      "An item a paged list shows (the first and last of its first page) can be read by its id (the GET on the list's path and the id): 2xx.",
+    judge: ({ operation, answer }) =>
+      problemIf(
+        !isSuccess(answer.status),
+        `${operation.operationId} answered ${described(answer, 'not the listed item')}`,
+      ),
+  },
+  {
     name: 'deleted_not_listed',
     description:
       "After a successful delete, the item's collection (the GET on its path's parent) no longer lists it, or lists it only in a form marked x-resource-deleted.",
@@ -329,6 +339,16 @@ const CHECK_LIST = [
         `?${repeated} twice was answered ${status}`,
       );
     },
+  },
+  {
+    name: 'integer_spelling',
+    description:
+      'A read whose integer path parameter names a resource the run made, with that integer spelled otherwise (`+5`, `0x5`, `5abc`), is not served (no 2xx): the parameter is an integer, and a lenient parser (`Number()`, `parseInt`) must not read another text as that id.',
+    judge: ({ request, answer }) =>
+      problemIf(
+        isSuccess(answer.status),
+        `${new URL(request.url).pathname} was answered ${answer.status}: an integer spelled otherwise read as a number`,
+      ),
   },
   {
     name: 'oversized_body',

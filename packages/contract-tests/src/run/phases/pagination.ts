@@ -40,7 +40,8 @@ export async function paginationSemantics(
   client: ContractClient = session.client,
 ): Promise<void> {
   const paging = pagingOf(client.validator, operation);
-  if (!paging || !session.enabled('pagination_semantics', operation.operationId)) return;
+  const judged = session.enabled('pagination_semantics', operation.operationId);
+  if (!paging || (!judged && !session.enabled('listed_readable'))) return;
   const done = walked.get(session) ?? new Set<string>();
   walked.set(session, done);
   if (done.has(operation.operationId)) return;
@@ -59,6 +60,8 @@ export async function paginationSemantics(
     session.skip('pagination_semantics', operation.operationId, `its first page answered ${first?.status}`);
     return;
   }
+  await listedReadable(session, operation, request, first.items, client);
+  if (!judged) return;
   let failed = judgeWalk(session, small, client);
   const last = small.pages.at(-1)?.items;
   const cut = small.pages.length === SMALL_PAGES && last !== undefined && last.length >= small.size;
@@ -67,6 +70,46 @@ export async function paginationSemantics(
     failed = judgeWalk(session, usual, client);
   }
   if (!failed) session.pass('pagination_semantics', operation);
+}
+
+/** Items of a list's first page read back: its first and its last. */
+const LISTED_READS = 2;
+
+/**
+ * listed_readable: the first and last item of a list's first page, read by the GET on the list's path and
+ * the item's id (`/users` → `/users/{id}`), answer 2xx. Items listed in the deleted form are not read.
+ */
+async function listedReadable(
+  session: Session,
+  list: Operation,
+  request: CallOptions,
+  items: unknown[],
+  client: ContractClient,
+): Promise<void> {
+  const { validator } = client;
+  const item = validator.operations.find(
+    (operation) =>
+      operation.kind === 'path' &&
+      operation.method === 'get' &&
+      operation.path.startsWith(`${list.path}/{`) &&
+      /^\{[^/}]+\}$/.test(operation.path.slice(list.path.length + 1)),
+  );
+  const shape = listShape(validator, list);
+  if (!item || !shape || !session.enabled('listed_readable', item.operationId)) return;
+  const name = item.path.slice(list.path.length + 2, -1);
+  const picked = [...new Set([items[0], items.at(-1)])].slice(0, LISTED_READS);
+  for (const listed of picked) {
+    const id = itemId(listed);
+    if (id === undefined || isListedDeleted(validator, shape, listed)) continue;
+    const read = listRequest(session, validator, item, { path: { ...request.path, [name]: id } });
+    const result = await session.call(item, read, client);
+    session.checkResponse(result, client);
+    session.judge(
+      'listed_readable',
+      { operation: item, request: result.request, answer: result },
+      { context: `listed by ${list.operationId}`, client },
+    );
+  }
 }
 
 /** Records a walk's problems under pagination_semantics; returns whether it had any. */
@@ -222,7 +265,7 @@ export async function walkCreatedLists(
   source: CallResult,
   links: readonly Link[],
 ): Promise<void> {
-  if (!session.enabled('pagination_semantics')) return;
+  if (!session.enabled('pagination_semantics') && !session.enabled('listed_readable')) return;
   const collection = session.operations.find(
     (operation) => operation.method === 'get' && operation.path === source.operation.path,
   );

@@ -39,6 +39,7 @@ const OPERATION_PROBES: ReadonlyArray<[CheckName, OperationProbe]> = [
   ['head_matches_get', headMatchesGet],
   ['trailing_slash', trailingSlash],
   ['repeated_query_parameters', repeatedQuery],
+  ['integer_spelling', integerSpelling],
   ['empty_json_body', emptyJsonBody],
   ['missing_required_header', missingRequiredHeader],
   ['unsupported_media_type', withCredentialsForBody('unsupported_media_type', unsupportedMediaType)],
@@ -151,6 +152,32 @@ async function repeatedQuery(session: Session, operation: Operation, request: Se
   if (!single || value === null || value === undefined) return;
   url.searchParams.append(single.node.name, value);
   await judgeProbe(session, 'repeated_query_parameters', operation, { ...request, url: url.toString() });
+}
+
+/**
+ * Each integer path parameter of a read, its decimal value respelled as lenient number parsers read it:
+ * with a sign (`Number()`, Ajv's coercion), in hexadecimal (`Number()`), with text after it (`parseInt`).
+ */
+async function integerSpelling(session: Session, operation: Operation, request: SentRequest): Promise<void> {
+  if (operation.method !== 'get') return;
+  const url = new URL(request.url);
+  const segments = url.pathname.split('/');
+  const template = operation.path.split('/');
+  for (const parameter of operation.parameters) {
+    if (parameter.node.in !== 'path') continue;
+    const schema = session.validator.resolve({ node: parameter.node.schema ?? {}, pointer: '' }).node;
+    const inTemplate = template.indexOf(`{${parameter.node.name}}`);
+    // Counted from the end: the base URL may put a prefix before the spec's paths (`/wp-json`).
+    const index = segments.length - template.length + inTemplate;
+    const value = segments[index];
+    if (schema.type !== 'integer' || inTemplate < 0 || value === undefined || !/^[0-9]+$/.test(value))
+      continue;
+    for (const spelling of [`+${value}`, `0x${BigInt(value).toString(16)}`, `${value}abc`]) {
+      const respelled = new URL(url);
+      respelled.pathname = segments.with(index, encodeURIComponent(spelling)).join('/');
+      await judgeProbe(session, 'integer_spelling', operation, { ...request, url: respelled.toString() });
+    }
+  }
 }
 
 async function emptyJsonBody(session: Session, operation: Operation, request: SentRequest): Promise<void> {
