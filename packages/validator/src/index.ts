@@ -12,7 +12,13 @@ export {
   type OpenApiDocument,
   resolveLocal,
 } from './openapi.js';
-export { missingRequiredInOneOf, parseRequestBody, type RequestFields } from './request-rules.js';
+export {
+  missingRequiredInOneOf,
+  parseRequestBody,
+  type RecordsRule,
+  type RequestFields,
+  recordsRuleOf,
+} from './request-rules.js';
 export {
   type Check,
   collectOperations,

@@ -16,6 +16,7 @@ import {
   isObject,
   type JsonObject,
   type Operation,
+  type RecordsRule,
   rebaseRefs,
   type SpecValidator,
   templateToRegExp,
@@ -25,13 +26,7 @@ import { type Credential, Credentials } from './auth.js';
 import { Deliveries } from './deliveries.js';
 import { Items } from './items.js';
 import { pageOf } from './lists.js';
-import {
-  type Collection,
-  inferModel,
-  type OperationModel,
-  type RecordsRule,
-  type StateModel,
-} from './model.js';
+import { type Collection, inferModel, type OperationModel, type StateModel } from './model.js';
 import { pick, setAt } from './pointers.js';
 import { type ProjectionContext, type SchemaAt, Schemas } from './schemas.js';
 import { plant, seedsOf } from './seeds.js';
@@ -552,7 +547,7 @@ export class StateEngine {
         const column = columns[at];
         const type = isObject(column) ? column[rule.type] : undefined;
         const schema = typeof type === 'string' ? rule.fields.get(type) : undefined;
-        return field === '' || !schema || this.schemas.valid(schema, field);
+        return field === '' || !schema || this.schemas.valid(this.schemas.at(schema.pointer), field);
       });
     return records.every(fits) ? undefined : 409;
   }

@@ -11,7 +11,14 @@
 //   must name items the caller has;
 // - what a schema cannot say is declared with `x-state` (unique fields, soft deletes, derived fields, the
 //   representation's header and append mode, the page past the end, events).
-import { isObject, type JsonObject, type Operation, type SpecValidator } from '@platform-api/validator';
+import {
+  isObject,
+  type JsonObject,
+  type Operation,
+  type RecordsRule,
+  recordsRuleOf,
+  type SpecValidator,
+} from '@platform-api/validator';
 import { type SchemaAt, Schemas } from './schemas.js';
 
 export interface Collection {
@@ -96,13 +103,6 @@ export interface Representation {
   header?: { name: string; path: string };
   /** What a record written must be (`x-state: {records}` on the body's schema). */
   records?: RecordsRule;
-}
-
-/** One field per column the owner lists at `columns`, each a text the schema for its column's `type` allows. */
-export interface RecordsRule {
-  columns: string;
-  type: string;
-  fields: Map<string, SchemaAt>;
 }
 
 export type Role =
@@ -470,26 +470,10 @@ function representationOf(schemas: Schemas, operation: Operation): Representatio
   const schema = body?.content[mediaType]?.schema;
   if (body && schema !== undefined) {
     const pointer = `${body.pointer}/content/${mediaType.replace(/\//g, '~1')}/schema`;
-    const records = recordsRuleOf(schemas, schemas.resolve(schema, pointer));
+    const records = recordsRuleOf(schemas.resolve(schema, pointer));
     if (records) representation.records = records;
   }
   return representation;
-}
-
-function recordsRuleOf(schemas: Schemas, body: SchemaAt): RecordsRule | undefined {
-  const state = typeof body.node === 'object' ? body.node['x-state'] : undefined;
-  const records = isObject(state) ? state.records : undefined;
-  if (!isObject(records) || typeof records.columns !== 'string' || typeof records.type !== 'string')
-    return undefined;
-  const fields = new Map<string, SchemaAt>();
-  if (isObject(records.fields)) {
-    for (const type of Object.keys(records.fields))
-      fields.set(
-        type,
-        schemas.at(`${body.pointer}/x-state/records/fields/${type.replace(/~/g, '~0').replace(/\//g, '~1')}`),
-      );
-  }
-  return { columns: records.columns, type: records.type, fields };
 }
 
 /** Item schema, id field and schema, unique fields and deleted form of a collection, from its operations. */

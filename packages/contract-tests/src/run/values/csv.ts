@@ -1,31 +1,20 @@
 // CSV representations (RFC 4180): records the spec's `x-state: {records}` says an item takes, written and
 // read back.
-import { getByPointer, isObject, type JsonObject, type SpecValidator } from '@platform-api/validator';
+import {
+  getByPointer,
+  isObject,
+  type Located,
+  type RecordsRule,
+  recordsRuleOf,
+  type SpecValidator,
+} from '@platform-api/validator';
 import fc from 'fast-check';
 import { resolveSchema } from './schemas.js';
 import { strings } from './strings.js';
 
-/** `x-state: {records: {columns, type, fields}}` of a CSV body's schema: what a record of an item is. */
-export interface RecordsRule {
-  /** Where the item holds its columns (`/schema/columns`). */
-  columns: string;
-  /** The member of a column naming its type. */
-  type: string;
-  /** A field's schema by column type. */
-  fields: Record<string, JsonObject>;
-}
-
-export function recordsRule(validator: SpecValidator, schema: { node: unknown; pointer: string }) {
-  const state = resolveSchema(validator, schema).node['x-state'];
-  const records = isObject(state) ? state.records : undefined;
-  if (!isObject(records) || typeof records.columns !== 'string' || typeof records.type !== 'string')
-    return undefined;
-  const fields = isObject(records.fields) ? records.fields : {};
-  return {
-    columns: records.columns,
-    type: records.type,
-    fields: Object.fromEntries(Object.entries(fields).filter(([, node]) => isObject(node))),
-  } as RecordsRule;
+/** The `x-state: {records}` rule of a CSV body's schema, its references followed. */
+export function recordsRule(validator: SpecValidator, schema: Located<unknown>): RecordsRule | undefined {
+  return recordsRuleOf(resolveSchema(validator, schema));
 }
 
 /**
@@ -38,9 +27,11 @@ export function fittingRecords(rule: RecordsRule, item: unknown): fc.Arbitrary<s
   const fields: fc.Arbitrary<string>[] = [];
   for (const column of columns) {
     const type = isObject(column) ? column[rule.type] : undefined;
-    const schema = typeof type === 'string' ? rule.fields[type] : undefined;
+    const schema = typeof type === 'string' ? rule.fields.get(type) : undefined;
     if (!schema) return undefined;
-    fields.push(fc.oneof({ arbitrary: strings(schema, { allowNul: false }), weight: 9 }, fc.constant('')));
+    fields.push(
+      fc.oneof({ arbitrary: strings(schema.node, { allowNul: false }), weight: 9 }, fc.constant('')),
+    );
   }
   return fc.array(fc.tuple(...fields), { minLength: 1, maxLength: 3 });
 }
