@@ -12,7 +12,7 @@
 //   - a successful delete is followed by the reads again: use_after_free (404/410, or a 2xx body that
 //     matches a schema marked `x-resource-deleted: true`).
 // Each check's rule is in checks.ts.
-import { isObject, type Operation } from '@platform-api/validator';
+import { isObject, type JsonObject, type Located, type Operation } from '@platform-api/validator';
 import fc from 'fast-check';
 import type { CallOptions, CallResult } from '../../client.js';
 import { exampleRequest } from '../../examples.js';
@@ -20,6 +20,7 @@ import { creationRoots, linkRequest, linksOf } from '../links.js';
 import { positiveRequests } from '../requests.js';
 import { DEFAULT_MAX_EXAMPLES, type Session } from '../session.js';
 import { requestBodySchema } from '../values/index.js';
+import { resolveSchema } from '../values/schemas.js';
 import { uniqueValue } from './examples.js';
 import { judgeCall } from './judge.js';
 import { createdListed, deletedNotListed, walkCreatedLists } from './pagination.js';
@@ -55,7 +56,10 @@ export async function statefulPhase(session: Session): Promise<void> {
   }
 }
 
-/** The spec's example first, then generated valid requests, `count` in all; all made unique to the run. */
+/**
+ * The spec's example first, then generated valid requests, `count` in all; all made unique to the run, and
+ * all but the first with their optional booleans set true and false in turn.
+ */
 function rootRequests(session: Session, root: Operation, seed: number, count: number): CallOptions[] {
   const requests: CallOptions[] = [];
   try {
@@ -69,13 +73,32 @@ function rootRequests(session: Session, root: Operation, seed: number, count: nu
   });
   requests.push(...generated.map((request) => request.options));
   const body = requestBodySchema(root);
-  return requests
-    .slice(0, count)
-    .map((request) =>
-      body && isObject(request.body)
-        ? { ...request, body: uniqueValue(session.validator, body.schema, request.body, session.uniqueTag()) }
-        : request,
-    );
+  return requests.slice(0, count).map((request, index) => {
+    if (!body || !isObject(request.body)) return request;
+    const sent =
+      index === 0 ? request.body : withBooleans(session, body.schema, request.body, index % 2 === 1);
+    return { ...request, body: uniqueValue(session.validator, body.schema, sent, session.uniqueTag()) };
+  });
+}
+
+/**
+ * The body with each optional boolean property its schema lists set to `value`: the generated creates
+ * send each one true and false in turn, so that update_persisted reads both back (a flag a server ignores,
+ * or stores one way only, is seen whichever way the generator leans). Unchanged if that breaks the schema.
+ */
+function withBooleans(session: Session, schema: Located<unknown>, body: JsonObject, value: boolean) {
+  const located = resolveSchema(session.validator, schema);
+  const { properties, required } = located.node;
+  const flags = Object.entries(isObject(properties) ? properties : {})
+    .filter(([name]) => !(Array.isArray(required) && required.includes(name)))
+    .filter(
+      ([, property]) =>
+        resolveSchema(session.validator, { node: property, pointer: '' }).node.type === 'boolean',
+    )
+    .map(([name]) => name);
+  if (flags.length === 0) return body;
+  const changed = { ...body, ...Object.fromEntries(flags.map((name) => [name, value])) };
+  return session.validator.validateAt(located.pointer, changed).length === 0 ? changed : body;
 }
 
 async function follow(session: Session, source: CallResult, depth: number): Promise<void> {
