@@ -243,20 +243,23 @@ describe('the platform mock remembers', () => {
     expect((await platform.send('GET', members, { headers: auth })).json).toEqual([]);
     expect((await platform.send('GET', groupPath, { headers: auth })).json).toMatchObject({ memberCount: 0 });
 
-    const dataset = (
-      await platform.send('POST', '/v1/datasets', {
-        headers: auth,
-        body: {
-          name: 'Friends',
-          schema: {
-            columns: [
-              { type: 'STRING', name: 'Friend' },
-              { type: 'LONG', name: 'Age' },
-            ],
+    // A dataset of a STRING and a LONG column, named as given.
+    const createDataset = async (name: string, [text, number]: [string, string]) =>
+      (
+        await platform.send('POST', '/v1/datasets', {
+          headers: auth,
+          body: {
+            name,
+            schema: {
+              columns: [
+                { type: 'STRING', name: text },
+                { type: 'LONG', name: number },
+              ],
+            },
           },
-        },
-      })
-    ).json as { id: string };
+        })
+      ).json as { id: string };
+    const dataset = await createDataset('Friends', ['Friend', 'Age']);
     const data = `/v1/datasets/${dataset.id}/data`;
     const csv = { headers: auth, contentType: 'text/csv' };
     expect((await platform.send('PUT', data, { ...csv, body: 'Ada,36\n' })).status).toBe(204);
@@ -281,20 +284,7 @@ describe('the platform mock remembers', () => {
       columns: 2,
     });
     // The header line is a CSV record too: names with a quote or a comma are quoted.
-    const quoted = (
-      await platform.send('POST', '/v1/datasets', {
-        headers: auth,
-        body: {
-          name: 'Quoted',
-          schema: {
-            columns: [
-              { type: 'STRING', name: 'say "hi"' },
-              { type: 'LONG', name: 'a,b' },
-            ],
-          },
-        },
-      })
-    ).json as { id: string };
+    const quoted = await createDataset('Quoted', ['say "hi"', 'a,b']);
     const quotedData = `/v1/datasets/${quoted.id}/data`;
     expect((await platform.send('PUT', quotedData, { ...csv, body: 'x,1\n' })).status).toBe(204);
     const withHeader = await platform.send('GET', `${quotedData}?includeHeader=true`, {
