@@ -157,6 +157,8 @@ function browserSuite() {
       colorScheme,
     });
     const page = await context.newPage();
+    // Every wait and action of the page, sized for a loaded machine like the services' starts.
+    page.setDefaultTimeout(startTimeoutMs());
     const problems: Problems = { offMachine: [], failed: [], console: [] };
     await context.route(
       (url) => url.hostname !== '127.0.0.1',
@@ -181,13 +183,11 @@ function browserSuite() {
 
   async function settle(page: Page, path: string) {
     if (redocPages.has(path.split('#')[0] ?? path)) {
-      await page.waitForSelector('.menu-content', { timeout: startTimeoutMs() });
+      await page.waitForSelector('.menu-content');
       // Redoc builds its search index after the first render ("Loading..." in the search box).
-      await page.waitForFunction(() => !document.body.innerText.includes('Loading...'), null, {
-        timeout: startTimeoutMs(),
-      });
+      await page.waitForFunction(() => !document.body.innerText.includes('Loading...'));
     }
-    await page.waitForLoadState('networkidle', { timeout: startTimeoutMs() });
+    await page.waitForLoadState('networkidle');
   }
 
   /** axe-core's serious and critical violations on the page as it is now. */
@@ -326,20 +326,16 @@ function browserSuite() {
             window.location.hash = hash;
           }, route);
           // Redoc's 404 has the class not-found-page; a resolved route marks its menu entry active.
-          const state = await page.waitForFunction(
-            (hash) => {
-              if (document.querySelector('.not-found-page')) return 'not found';
-              const entry = [...document.querySelectorAll('a[href]')].find(
-                (a) => a.getAttribute('href') === hash,
-              );
-              if (entry?.querySelector('[data-active="true"]')) return 'ok';
-              // Routes without a menu entry of their own (the API's overview, '#/') render the info section.
-              if (hash === '#/' && document.querySelector('h1')) return 'ok';
-              return false;
-            },
-            route,
-            { timeout: 60_000 },
-          );
+          const state = await page.waitForFunction((hash) => {
+            if (document.querySelector('.not-found-page')) return 'not found';
+            const entry = [...document.querySelectorAll('a[href]')].find(
+              (a) => a.getAttribute('href') === hash,
+            );
+            if (entry?.querySelector('[data-active="true"]')) return 'ok';
+            // Routes without a menu entry of their own (the API's overview, '#/') render the info section.
+            if (hash === '#/' && document.querySelector('h1')) return 'ok';
+            return false;
+          }, route);
           const outcome = await state.jsonValue();
           if (route === '#/no-such-route')
             expect(outcome, 'the route check must see a missing route').toBe('not found');
@@ -362,10 +358,20 @@ function browserSuite() {
   it('lists every public platform operation and webhook, and no internal operation', async () => {
     await visit('platform.html', async (page) => {
       const publicDoc = readBundle('platform-public');
-      // Redoc shows a tag's operations once the tag is opened: open each, as a reader would.
+      // Redoc shows a tag's operations once the tag is opened: open each by its menu link. The link's
+      // address is followed rather than clicked: a click can land on an entry that the previous tag's
+      // opening is still moving down the menu, and open that instead.
       let menu = '';
       for (const { name } of publicDoc.tags ?? []) {
-        await page.locator('.menu-content').getByText(name, { exact: true }).first().click();
+        const link = page
+          .locator('.menu-content a[href]')
+          .filter({ has: page.getByText(name, { exact: true }) })
+          .first();
+        const address = await link.getAttribute('href');
+        expect(address, `the menu links tag ${name}`).toMatch(/^#\//);
+        await page.evaluate((hash) => {
+          window.location.hash = hash;
+        }, address as string);
         const [firstOperation] = [
           ...Object.values(publicDoc.paths ?? {}),
           ...Object.values(publicDoc.webhooks ?? {}),
@@ -440,7 +446,7 @@ function browserSuite() {
         .frameLocator('iframe.try-it-frame')
         .getByRole('button', { name: /Authorize/ })
         .first()
-        .waitFor({ timeout: startTimeoutMs() });
+        .waitFor();
       // A custom server: the page reloads with the samples naming it, the panel still open.
       await page.locator('#try-it-server').selectOption('');
       await page.locator('#try-it-custom').fill(server.url);
@@ -456,7 +462,7 @@ function browserSuite() {
       await console
         .getByRole('button', { name: /Authorize/ })
         .first()
-        .click({ timeout: startTimeoutMs() });
+        .click();
       // The client-credentials flow of the description's oauth2 scheme, with the scope the operation needs.
       const oauth = console.locator('.auth-container').filter({ hasText: 'clientCredentials' });
       await oauth.locator('#client_id_clientCredentials').fill(client.clientId);
@@ -464,15 +470,13 @@ function browserSuite() {
       await oauth.locator('label[for="user-clientCredentials-checkbox-oauth2"]').click();
       await oauth.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
       // Swagger UI fetched a token from the server's /oauth/token (HTTP Basic) and offers to log out.
-      await oauth
-        .getByRole('button', { name: 'Remove authorization' })
-        .waitFor({ timeout: startTimeoutMs() });
+      await oauth.getByRole('button', { name: 'Remove authorization' }).waitFor();
       await oauth.getByRole('button', { name: 'Close' }).click();
 
       await console.getByRole('button', { name: 'Execute' }).click();
       const live = console.locator('.live-responses-table');
       const status = live.locator('tr.response .response-col_status');
-      await status.waitFor({ timeout: startTimeoutMs() });
+      await status.waitFor();
       expect((await status.innerText()).trim()).toBe('200');
       expect(await live.innerText()).toContain(email);
       await status.scrollIntoViewIfNeeded();
@@ -496,12 +500,12 @@ function browserSuite() {
         ]);
         // The console is ready when its Execute button is: under CI's load the reloaded page's network did
         // not fall idle within minutes, and nothing this test asserts depends on it.
-        await page.waitForSelector('.menu-content', { timeout: startTimeoutMs() });
+        await page.waitForSelector('.menu-content');
         const console = page.frameLocator('iframe.try-it-frame');
         // Reading posts needs no credentials (the operation's security allows none).
-        await console.getByRole('button', { name: 'Execute' }).click({ timeout: startTimeoutMs() });
+        await console.getByRole('button', { name: 'Execute' }).click();
         const status = console.locator('.live-responses-table tr.response .response-col_status');
-        await status.waitFor({ timeout: startTimeoutMs() });
+        await status.waitFor();
         expect((await status.innerText()).trim()).toBe('200');
         expect(problems.console).toEqual([]);
         expect(problems.offMachine).toEqual([]);
@@ -533,10 +537,7 @@ function browserSuite() {
           `node apps/mock/dist/cli.js trigger MESSAGE_POSTED --to ${to}`,
         );
         await page.getByRole('button', { name: 'Send a test MESSAGE_POSTED event' }).click();
-        await page
-          .locator('.try-it-output')
-          .filter({ hasText: 'Delivered' })
-          .waitFor({ timeout: startTimeoutMs() });
+        await page.locator('.try-it-output').filter({ hasText: 'Delivered' }).waitFor();
         expect(await page.locator('.try-it-output').innerText()).toContain('the receiver answered 204');
         expect(problems.console).toEqual([]);
       });
@@ -582,7 +583,7 @@ function browserSuite() {
     await visit(
       'console.html?api=platform',
       async (page, problems) => {
-        await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: startTimeoutMs() });
+        await page.locator('.swagger-ui .opblock').first().waitFor();
         // html.dark: the site's dark style; html.dark-mode: Swagger UI's own.
         expect(await page.evaluate(() => document.documentElement.className)).toMatch(
           /\bdark\b.*\bdark-mode\b/,
@@ -594,7 +595,7 @@ function browserSuite() {
         // The reader picks light on another page of the site (Redoc's toggle, a guide's button).
         await page.evaluate(() => localStorage.setItem('redoc.colorMode', 'light'));
         await page.reload();
-        await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: startTimeoutMs() });
+        await page.locator('.swagger-ui .opblock').first().waitFor();
         expect(await page.evaluate(() => document.documentElement.classList.contains('dark-mode'))).toBe(
           false,
         );
@@ -608,7 +609,7 @@ function browserSuite() {
   it("names a path's own parameters in the console of one operation", async () => {
     await visit('console.html?api=platform&op=getUser&embed=1', async (page, problems) => {
       const names = page.locator('.swagger-ui .parameters-col_name');
-      await names.nth(1).waitFor({ timeout: startTimeoutMs() });
+      await names.nth(1).waitFor();
       expect((await names.allInnerTexts()).slice(1).join('\n')).toMatch(/^id\b[\s\S]*\(path\)/);
       expect(problems.console).toEqual([]);
     });
