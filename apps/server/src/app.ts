@@ -1,4 +1,5 @@
 import { createSpecAjv, SPEC_ID } from '@platform-api/validator';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import fastJsonStringify from 'fast-json-stringify';
 import Fastify, {
   type FastifyBaseLogger,
@@ -75,10 +76,11 @@ export async function buildApp(options: BuildAppOptions): Promise<PlatformApp> {
   const doc = options.doc ?? loadPlatformSpec();
   const operations = servedOperations(doc);
   let shuttingDown = false;
-  const services = await createServices(options, logger, doc, () => shuttingDown);
+  const bodyAjv = createSpecAjv(doc as never, { coerce: false });
+  const services = await createServices(options, logger, doc, bodyAjv, () => shuttingDown);
 
   const app = createFastify(config, logger, errorLimitsOf(doc), polledRequest(operations));
-  validateWithSpec(app, doc);
+  validateWithSpec(app, doc, bodyAjv);
   serializeWithSpec(app, doc, logger);
   registerBodyParsers(app, config);
   allowBrowserOrigins(app, config.corsOrigins, doc);
@@ -106,6 +108,7 @@ async function createServices(
   options: BuildAppOptions,
   logger: Logger,
   doc: OpenApiDocument,
+  schemas: Ajv2020,
   isShuttingDown: () => boolean,
 ): Promise<Services> {
   const { config, database } = options;
@@ -128,6 +131,7 @@ async function createServices(
     storage,
     config,
     doc,
+    schemas,
     logger,
     tokens,
     checkWebhookTarget: options.checkWebhookTarget ?? checkWebhookTarget,
@@ -168,8 +172,7 @@ function createFastify(
 }
 
 /** Validation: Ajv 2020-12 with the whole bundle registered once; coercion only for path/query/header strings. */
-function validateWithSpec(app: FastifyInstance, doc: OpenApiDocument): void {
-  const bodyAjv = createSpecAjv(doc as never, { coerce: false });
+function validateWithSpec(app: FastifyInstance, doc: OpenApiDocument, bodyAjv: Ajv2020): void {
   const stringAjv = createSpecAjv(doc as never, { coerce: true });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart !== 'body') return stringAjv.compile(schema as object) as never;

@@ -1,3 +1,4 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OpenApiDocument } from './api-types.js';
@@ -16,6 +17,8 @@ export interface Services {
   clock: Clock;
   config: ServerConfig;
   doc: OpenApiDocument;
+  /** The bundle's schemas, compiled as request bodies are (no coercion): for checks beyond a body's schema. */
+  schemas: Ajv2020;
   logger: Logger;
   /** Signing keys and the live-client cache behind access tokens. */
   tokens: TokenSettings;

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { CsvSyntaxError, formatCsv, parseCsv } from '@platform-api/csv';
+import { joinPointer, type Operation, recordsRuleOf, resolveLocal, SPEC_ID } from '@platform-api/validator';
+import type { ValidateFunction } from 'ajv';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Schemas } from '../api-types.js';
 import type { Database, DatasetsTable } from '../db/schema.js';
 import { ApiProblem, badRequest, type FieldProblem, fieldPath } from '../errors.js';
 import { compact, iso, locationOf, paged, toBoolean } from './common.js';
 import { getRecord, liveRecordOr404, newRecordTimes } from './records.js';
-import { type HandlerMap, requireAuth } from './types.js';
+import { type HandlerContext, type HandlerMap, requireAuth } from './types.js';
 
 type DatasetRow = Selectable<DatasetsTable>;
 type DatasetColumn = Schemas['DatasetColumn'];
@@ -77,33 +79,32 @@ const SORTS: Record<string, Sort> = {
   dataSourceId: { column: 'id', desc: false },
 };
 
-interface ValueCheck {
-  test: (v: string) => boolean;
-  expected: string;
+/** Each column type's check of a field: the import body's `x-state: {records}` compiled, once per operation. */
+const fieldChecksOf = new WeakMap<Operation, Map<string, ValidateFunction>>();
+
+function fieldChecks(ctx: HandlerContext): Map<string, ValidateFunction> {
+  const { operation, services } = ctx;
+  let checks = fieldChecksOf.get(operation);
+  if (!checks) {
+    checks = new Map();
+    for (const [mediaType, media] of Object.entries(operation.requestBody?.content ?? {})) {
+      if (media.schema === undefined) continue;
+      const pointer = joinPointer(operation.requestBody?.pointer ?? '', 'content', mediaType, 'schema');
+      const rule = recordsRuleOf(resolveLocal(services.doc as never, { node: media.schema, pointer }));
+      for (const [type, field] of rule?.fields ?? [])
+        checks.set(type, services.schemas.compile({ $ref: `${SPEC_ID}${field.pointer}` }));
+    }
+    fieldChecksOf.set(operation, checks);
+  }
+  return checks;
 }
 
-/** Any text: a STRING column's check, and that of a type without one of its own. */
-const ANY_TEXT: ValueCheck = { test: () => true, expected: 'text' };
-
-const VALUE_CHECKS: Record<string, ValueCheck> = {
-  STRING: ANY_TEXT,
-  LONG: { test: (v) => /^[+-]?\d{1,19}$/.test(v), expected: 'an integer' },
-  DECIMAL: { test: (v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v), expected: 'a number' },
-  DOUBLE: { test: (v) => /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v), expected: 'a number' },
-  DATE: {
-    test: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)),
-    expected: 'a date (YYYY-MM-DD)',
-  },
-  DATETIME: {
-    test: (v) =>
-      /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) &&
-      !Number.isNaN(Date.parse(v)),
-    expected: 'a date-time (ISO 8601)',
-  },
-};
-
 /** Parses and checks an import against the dataset's schema; a first line equal to the column names is a header. */
-function parseImport(text: string, columns: DatasetColumn[]): string[][] {
+function parseImport(
+  text: string,
+  columns: DatasetColumn[],
+  checks: Map<string, ValidateFunction>,
+): string[][] {
   let records: string[][];
   try {
     records = parseCsv(text);
@@ -137,12 +138,13 @@ function parseImport(text: string, columns: DatasetColumn[]): string[][] {
     columns.forEach((column, i) => {
       // As many fields as columns (checked above).
       const value = record[i] ?? '';
-      const check = VALUE_CHECKS[column.type] ?? ANY_TEXT;
-      if (value !== '' && !check.test(value.trim())) {
+      // An empty field is no value, in a column of any type.
+      const check = checks.get(column.type);
+      if (value !== '' && check && !check(value)) {
         // A column's name is the client's text: written as every field key is (control characters escaped).
         problems.push({
           field: fieldPath('body', [`row ${index + 1}`, column.name]),
-          message: `must be ${check.expected}`,
+          message: `is not a ${column.type} value: ${check.errors?.[0]?.message ?? 'it is invalid'}`,
         });
       }
     });
@@ -259,7 +261,7 @@ export const datasetHandlers = {
     const { db, clock } = ctx.services;
     const row = await liveRecordOr404(ctx, 'dataset', findDataset);
     if (typeof ctx.body !== 'string') throw new ApiProblem(415, 'Content-Type must be text/csv');
-    const records = parseImport(ctx.body, columnsOf(row));
+    const records = parseImport(ctx.body, columnsOf(row), fieldChecks(ctx));
     const csv = formatCsv(records);
     const now = clock.now();
     // APPEND in one statement, so that concurrent appends each keep their rows.
