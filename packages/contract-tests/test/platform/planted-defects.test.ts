@@ -81,7 +81,9 @@ describe('a server with planted defects (reference server on SQLite behind a def
 
     const failures = failuresOf(report);
     const reports = (defect: PlantedDefect, failure: Failure) =>
-      failure.check === defect.check && failure.operationId === defect.operationId;
+      failure.check === defect.check &&
+      failure.operationId === defect.operationId &&
+      failure.message.includes(defect.message ?? '');
     // A defect explains a failure of its check or a secondary one, on its operation or where it also applies.
     const explains = (defect: PlantedDefect, failure: Failure) =>
       [defect.check, ...(defect.secondary ?? []).map((secondary) => secondary.check)].includes(

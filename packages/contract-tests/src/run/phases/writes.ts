@@ -6,12 +6,18 @@
 //     conflict (409), exactly and, where case is ignored, in another letter case.
 // Both compare answers of several requests, so neither can be replayed as one request.
 import { CsvSyntaxError, formatCsv, parseCsv } from '@platform-api/csv';
-import { isObject, type JsonObject, type Operation } from '@platform-api/validator';
+import { isObject, type JsonObject, type Operation, type RecordsRule } from '@platform-api/validator';
 import type { CallOptions, CallResult } from '../../client.js';
 import { MALFORMED_REQUEST } from '../checks.js';
 import { type Link, linkRequest } from '../links.js';
 import type { Session } from '../session.js';
-import { fittingRecords, recordsRule } from '../values/csv.js';
+import {
+  type ColumnField,
+  columnFields,
+  fittingRecords,
+  recordsRule,
+  wrongTypedField,
+} from '../values/csv.js';
 import { sampleOne } from '../values/index.js';
 import { folded, requestBodySchema, resolveSchema, responseProperties, stateOf } from '../values/schemas.js';
 import { uniqueFields } from '../values/unique.js';
@@ -140,6 +146,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 export interface FittingWrite {
   request: CallOptions;
   records: string[][];
+  /** What a record is, and the item's columns the records fit, in order. */
+  rule: RecordsRule;
+  columns: ColumnField[];
 }
 
 /**
@@ -161,14 +170,19 @@ export async function fittingWrite(
   if (!rule || !itemRead) return undefined;
   const item = await session.call(itemRead.target, linkRequest(session, itemRead));
   session.checkResponse(item);
-  const arbitrary = item.status === 200 ? fittingRecords(rule, item.json) : undefined;
-  if (!arbitrary) return undefined;
-  const records = sampleOne(arbitrary, session.seed + session.requests);
+  const columns = item.status === 200 ? columnFields(rule, item.json) : undefined;
+  if (!columns) return undefined;
+  const records = sampleOne(fittingRecords(columns), session.seed + session.requests);
   // RFC 4180's own line breaks, and every field quoted in one record: both forms a reader must take.
   const text = records
     .map((record, index) => formatCsv([record], { quoteAll: index === 1, lineBreak: '\r\n' }))
     .join('');
-  return { request: { ...linkRequest(session, link), body: text, contentType: body?.mediaType }, records };
+  return {
+    request: { ...linkRequest(session, link), body: text, contentType: body?.mediaType },
+    records,
+    rule,
+    columns,
+  };
 }
 
 /**
@@ -226,21 +240,41 @@ export async function checkFittingWrite(
 }
 
 /**
- * negative_data_rejection for a fitting write that was taken: the same write with a field more in its first
- * record no longer fits the item, and must be refused.
+ * negative_data_rejection for a fitting write that was taken: the same write no longer fits the item, and
+ * must be refused, when its first record has a field more, and when one of its fields is a value of another
+ * column type that its own column's type does not allow (one write per column type).
  */
 export async function checkMisfitRefused(session: Session, written: FittingWrite, operation: Operation) {
   const [first = [], ...rest] = written.records;
-  const misfit = formatCsv([[...first, first[0] ?? ''], ...rest], { lineBreak: '\r\n' });
-  const refused = await session.call(operation, { ...written.request, body: misfit });
-  session.checkResponse(refused);
-  session.judge(
-    'negative_data_rejection',
-    { operation, request: refused.request, answer: refused },
-    { context: "a record with a field more than the item's columns (x-state: {records})" },
+  const refuse = async (records: string[][], context: string) => {
+    const refused = await session.call(operation, {
+      ...written.request,
+      body: formatCsv(records, { lineBreak: '\r\n' }),
+    });
+    session.checkResponse(refused);
+    session.judge(
+      'negative_data_rejection',
+      { operation, request: refused.request, answer: refused },
+      { context },
+    );
+  };
+  await refuse(
+    [[...first, first[0] ?? ''], ...rest],
+    "a record with a field more than the item's columns (x-state: {records})",
   );
+  const seen = new Set<string>();
+  for (const [index, column] of written.columns.entries()) {
+    if (seen.has(column.type)) continue;
+    seen.add(column.type);
+    const misfit = wrongTypedField(session.validator, written.rule, column, session.seed + session.requests);
+    if (!misfit) continue;
+    const record = first.map((field, at) => (at === index ? misfit.value : field));
+    await refuse(
+      [record, ...rest],
+      `field ${index + 1}, a ${column.type} column, holds ${preview(misfit.value)}, a ${misfit.type} value (x-state: {records})`,
+    );
+  }
 }
-
 /** The JSON object a call's request sent, when it sent one. */
 export function sentJson(call: Pick<CallResult, 'request'>): JsonObject | undefined {
   const { body } = call.request;
