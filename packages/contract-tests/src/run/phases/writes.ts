@@ -275,6 +275,7 @@ export async function checkMisfitRefused(session: Session, written: FittingWrite
     );
   }
 }
+
 /** The JSON object a call's request sent, when it sent one. */
 export function sentJson(call: Pick<CallResult, 'request'>): JsonObject | undefined {
   const { body } = call.request;
