@@ -100,7 +100,6 @@ export {
   type GenerationOptions,
   type InvalidValue,
   invalidValues,
-  nulOutsideSchema,
   requestBodySchema,
   validValues,
 } from './run/values/index.js';

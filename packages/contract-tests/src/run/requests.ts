@@ -10,7 +10,6 @@ import {
   type Freshened,
   type InvalidValue,
   invalidValues,
-  nulOutsideSchema,
   requestBodySchema,
   sampleOne,
   uniqueFields,
@@ -27,8 +26,6 @@ export interface GeneratedRequest {
   options: CallOptions;
   /** For a negative request: what it breaks ("query limit: maximum (500)"). */
   violates?: string;
-  /** For a positive one whose acceptance no schema decides: why (values/undetermined.ts). */
-  undetermined?: string;
   /** A JSON body sent as bytes that are no JSON text (malformed-bodies.ts). */
   malformed?: boolean;
   /** A unique field the body carries with a value not made fresh for it (values/unique.ts). */
@@ -179,13 +176,9 @@ export function positiveRequests(
   const parts = requestParts(operation);
   return fc.tuple(...parts.map((part) => validPart(validator, part, text))).map((drawn) => {
     const values = [...drawn];
-    const undetermined = parts.some(
-      (part, index) => part.location === 'body' && nulOutsideSchema(validator, part.schema, values[index]),
-    );
     const stale = freshenBody(parts, values, freshen);
     return {
       options: assemble(parts, values),
-      ...(undetermined ? { undetermined: 'U+0000 in a property no schema describes' } : {}),
       ...(stale === undefined ? {} : { stale }),
     };
   });

@@ -5,7 +5,10 @@
 //     field in at least one of the places (read by the validator package: missingRequiredInOneOf);
 //   x-public-host (on a URL string schema): the server refuses a URL whose host does not resolve to a
 //     public address (its SSRF guard). Whether it accepts one depends on its DNS and its deployment's
-//     allow-list, which the suite cannot know: such a request is judged neither valid nor invalid.
+//     allow-list, which the suite cannot know: such a request is judged neither valid nor invalid;
+//   x-state: {records} (on a CSV body's string schema): a record's fields fit the columns of the item the
+//     request names, which a request alone does not show (writes.ts writes records that fit, and some
+//     that do not, to items it has read): such a body is judged neither valid nor invalid.
 import {
   isObject,
   joinPointer,
@@ -16,6 +19,7 @@ import {
   type SpecValidator,
 } from '@platform-api/validator';
 import type { SentRequest } from '../client.js';
+import { recordsRule } from './values/csv.js';
 
 /**
  * What the spec says against a request its schemas allow: that the server refuses it (`certain`), or that it
@@ -35,6 +39,8 @@ export function documentedRefusal(
   const body = text === undefined ? undefined : parseRequestBody(request.headers['content-type'] ?? '', text);
   const missing = missingRequiredInOneOf(operation, { query: new URL(request.url).searchParams, body });
   if (missing) return { certain: true, reason: missing };
+  if (text !== undefined && recordsBody(validator, operation, request.headers['content-type'] ?? ''))
+    return { certain: false, reason: "whether its records fit the item's columns (x-state: {records})" };
   const schema = bodySchema(operation);
   if (schema && body !== undefined) {
     const [target] = publicHostValues(validator, schema, body);
@@ -49,6 +55,16 @@ function bodySchema(operation: Operation): Located<unknown> | undefined {
   const json = Object.keys(body?.content ?? {}).find((type) => /[/+]json\b/.test(type));
   if (!body || !json || body.content[json]?.schema === undefined) return undefined;
   return { node: body.content[json].schema, pointer: joinPointer(body.pointer, 'content', json, 'schema') };
+}
+
+/** Whether the body of the request's media type is records an item's columns decide (x-state: {records}). */
+function recordsBody(validator: SpecValidator, operation: Operation, contentType: string): boolean {
+  const body = operation.requestBody;
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const media = body?.content[mediaType];
+  if (!body || media?.schema === undefined) return false;
+  const schema = { node: media.schema, pointer: joinPointer(body.pointer, 'content', mediaType, 'schema') };
+  return recordsRule(validator, schema) !== undefined;
 }
 
 /** The strings of `value` that stand where the schema (or a branch of it) is marked `x-public-host`. */

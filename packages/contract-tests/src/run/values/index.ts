@@ -9,6 +9,5 @@ export { type InvalidValue, invalidValues } from './negative.js';
 export { GenerationError, validValues } from './positive.js';
 export { sampleOne } from './sample.js';
 export { requestBodySchema } from './schemas.js';
-export { nulOutsideSchema } from './undetermined.js';
 export { type Freshened, type UniqueField, uniqueFields, withFreshUniques } from './unique.js';
 export type { GenerationOptions } from './validity.js';

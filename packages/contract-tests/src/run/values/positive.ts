@@ -159,8 +159,7 @@ function unknownPropertyFor(
   const node = located.node;
   if ((options.location && options.location !== 'body') || depth >= MAX_DEPTH) return undefined;
   if (node.additionalProperties === false || node.unevaluatedProperties === false) return undefined;
-  // No U+0000 in what no schema describes: whether that is acceptable is not decided (undetermined.ts).
-  const names = unknownProperty({ ...options, allowNul: false });
+  const names = unknownProperty(options);
   if (!isObject(node.additionalProperties)) return names;
   const values = generate(validator, child(located, 'additionalProperties'), options, depth + 1);
   return fc.tuple(names, values).map(([{ name }, value]) => ({ name, value }));
