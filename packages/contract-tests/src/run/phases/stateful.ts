@@ -12,7 +12,7 @@
 //   - a successful delete is followed by the reads again: use_after_free (404/410, or a 2xx body that
 //     matches a schema marked `x-resource-deleted: true`).
 // Each check's rule is in checks.ts.
-import { isObject, type JsonObject, type Located, type Operation } from '@platform-api/validator';
+import { isObject, type Operation } from '@platform-api/validator';
 import fc from 'fast-check';
 import type { CallOptions, CallResult } from '../../client.js';
 import { exampleRequest } from '../../examples.js';
@@ -42,24 +42,26 @@ export async function statefulPhase(session: Session): Promise<void> {
   for (const [index, root] of creationRoots(session).entries()) {
     // Requests are tried until `runs` of them created something: a valid request a server may still
     // refuse (the example's channel ids exist on no real server) leaves nothing to follow.
+    // The generated ones send each optional boolean true and false in turn, by the creates that succeeded:
+    // a request a server rightly refuses does not use up a value's turn.
     let created = 0;
-    for (const request of rootRequests(session, root, session.seed + index, runs * 4)) {
+    let flagged = 0;
+    for (const [at, request] of rootRequests(session, root, session.seed + index, runs * 4).entries()) {
       if (created === runs) break;
-      const result = await session.call(root, request);
+      const sent = at === 0 ? request : withBooleans(session, root, request, flagged % 2 === 0);
+      const result = await session.call(root, sent);
       judgeCall(session, result, { valid: true });
       if (result.status < 200 || result.status >= 300) continue;
       created += 1;
+      if (at > 0) flagged += 1;
       checkCreatedSecret(session, result);
-      await checkUniqueConflict(session, result, request);
+      await checkUniqueConflict(session, result, sent);
       await follow(session, result, 0);
     }
   }
 }
 
-/**
- * The spec's example first, then generated valid requests, `count` in all; all made unique to the run, and
- * all but the first with their optional booleans set true and false in turn.
- */
+/** The spec's example first, then generated valid requests, `count` in all; all made unique to the run. */
 function rootRequests(session: Session, root: Operation, seed: number, count: number): CallOptions[] {
   const requests: CallOptions[] = [];
   try {
@@ -73,21 +75,24 @@ function rootRequests(session: Session, root: Operation, seed: number, count: nu
   });
   requests.push(...generated.map((request) => request.options));
   const body = requestBodySchema(root);
-  return requests.slice(0, count).map((request, index) => {
+  return requests.slice(0, count).map((request) => {
     if (!body || !isObject(request.body)) return request;
-    const sent =
-      index === 0 ? request.body : withBooleans(session, body.schema, request.body, index % 2 === 1);
-    return { ...request, body: uniqueValue(session.validator, body.schema, sent, session.uniqueTag()) };
+    return {
+      ...request,
+      body: uniqueValue(session.validator, body.schema, request.body, session.uniqueTag()),
+    };
   });
 }
 
 /**
- * The body with each optional boolean property its schema lists set to `value`: the generated creates
- * send each one true and false in turn, so that update_persisted reads both back (a flag a server ignores,
- * or stores one way only, is seen whichever way the generator leans). Unchanged if that breaks the schema.
+ * The request with each optional boolean property its body's schema lists set to `value`, so that
+ * update_persisted reads both back (a flag a server ignores, or stores one way only, is seen whichever way
+ * the generator leans). Unchanged if that breaks the schema.
  */
-function withBooleans(session: Session, schema: Located<unknown>, body: JsonObject, value: boolean) {
-  const located = resolveSchema(session.validator, schema);
+function withBooleans(session: Session, root: Operation, request: CallOptions, value: boolean): CallOptions {
+  const body = requestBodySchema(root);
+  if (!body || !isObject(request.body)) return request;
+  const located = resolveSchema(session.validator, body.schema);
   const { properties, required } = located.node;
   const flags = Object.entries(isObject(properties) ? properties : {})
     .filter(([name]) => !(Array.isArray(required) && required.includes(name)))
@@ -96,9 +101,11 @@ function withBooleans(session: Session, schema: Located<unknown>, body: JsonObje
         resolveSchema(session.validator, { node: property, pointer: '' }).node.type === 'boolean',
     )
     .map(([name]) => name);
-  if (flags.length === 0) return body;
-  const changed = { ...body, ...Object.fromEntries(flags.map((name) => [name, value])) };
-  return session.validator.validateAt(located.pointer, changed).length === 0 ? changed : body;
+  if (flags.length === 0) return request;
+  const changed = { ...request.body, ...Object.fromEntries(flags.map((name) => [name, value])) };
+  return session.validator.validateAt(located.pointer, changed).length === 0
+    ? { ...request, body: changed }
+    : request;
 }
 
 async function follow(session: Session, source: CallResult, depth: number): Promise<void> {
