@@ -1,4 +1,5 @@
-// The rules the platform spec states as extensions (x-required-in-one-of, x-public-host), read from the bundle.
+// The rules the platform spec states as extensions (x-required-in-one-of, x-public-host, x-state: {records}),
+// read from the bundle.
 import { describe, expect, it } from 'vitest';
 import type { SentRequest } from '../src/client.js';
 import { loadBundle, SpecValidator } from '../src/index.js';
@@ -43,6 +44,15 @@ describe('documentedRefusal', () => {
       certain: false,
       reason: 'whether the target accepts the host of https://z009496vu9.example.com/ev (x-public-host)',
     });
+  });
+
+  it("x-state: {records}: whether a CSV body's records fit is the item's columns' to say", () => {
+    const csv = (text: string) => request('/v1/datasets/x/data', { type: 'text/csv; charset=utf-8', text });
+    for (const text of ['a,1\r\n', 'V~"P*3bV'])
+      expect(refusal('importDatasetData', csv(text))).toEqual({
+        certain: false,
+        reason: "whether its records fit the item's columns (x-state: {records})",
+      });
   });
 
   it('says nothing against a request the spec has no such rule for', () => {

@@ -11,7 +11,6 @@
 //     that do not, to items it has read): such a body is judged neither valid nor invalid.
 import {
   isObject,
-  joinPointer,
   type Located,
   missingRequiredInOneOf,
   type Operation,
@@ -20,6 +19,7 @@ import {
 } from '@platform-api/validator';
 import type { SentRequest } from '../client.js';
 import { recordsRule } from './values/csv.js';
+import { requestMediaSchema } from './values/schemas.js';
 
 /**
  * What the spec says against a request its schemas allow: that the server refuses it (`certain`), or that it
@@ -51,20 +51,14 @@ export function documentedRefusal(
 }
 
 function bodySchema(operation: Operation): Located<unknown> | undefined {
-  const body = operation.requestBody;
-  const json = Object.keys(body?.content ?? {}).find((type) => /[/+]json\b/.test(type));
-  if (!body || !json || body.content[json]?.schema === undefined) return undefined;
-  return { node: body.content[json].schema, pointer: joinPointer(body.pointer, 'content', json, 'schema') };
+  const json = Object.keys(operation.requestBody?.content ?? {}).find((type) => /[/+]json\b/.test(type));
+  return json === undefined ? undefined : requestMediaSchema(operation, json);
 }
 
 /** Whether the body of the request's media type is records an item's columns decide (x-state: {records}). */
 function recordsBody(validator: SpecValidator, operation: Operation, contentType: string): boolean {
-  const body = operation.requestBody;
-  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const media = body?.content[mediaType];
-  if (!body || media?.schema === undefined) return false;
-  const schema = { node: media.schema, pointer: joinPointer(body.pointer, 'content', mediaType, 'schema') };
-  return recordsRule(validator, schema) !== undefined;
+  const schema = requestMediaSchema(operation, contentType.split(';')[0]?.trim().toLowerCase() ?? '');
+  return schema !== undefined && recordsRule(validator, schema) !== undefined;
 }
 
 /** The strings of `value` that stand where the schema (or a branch of it) is marked `x-public-host`. */

@@ -72,15 +72,16 @@ export function requestBodySchema(
     types.find((type) => type.includes('json')) ??
     types.find((type) => type === 'application/x-www-form-urlencoded') ??
     types[0];
-  const media = mediaType === undefined ? undefined : body.content[mediaType];
-  if (mediaType === undefined || media?.schema === undefined) return undefined;
-  return {
-    mediaType,
-    schema: {
-      node: media.schema,
-      pointer: joinPointer(body.pointer, 'content', mediaType, 'schema'),
-    },
-  };
+  const schema = mediaType === undefined ? undefined : requestMediaSchema(operation, mediaType);
+  return mediaType === undefined || schema === undefined ? undefined : { mediaType, schema };
+}
+
+/** The schema of an operation's request body in one media type, if it takes that one. */
+export function requestMediaSchema(operation: Operation, mediaType: string): Located<unknown> | undefined {
+  const body = operation.requestBody;
+  const media = body?.content[mediaType];
+  if (!body || media?.schema === undefined) return undefined;
+  return { node: media.schema, pointer: joinPointer(body.pointer, 'content', mediaType, 'schema') };
 }
 
 /**
