@@ -1,29 +1,14 @@
 // The fuzz phase sends a generated request once: fast-check drawing it again (a small input space) or
 // shrinking to it takes the verdict of its first answer. The target is a fetch that records every request.
 import { describe, expect, it } from 'vitest';
-import { ContractClient, loadBundle, runContractTests, SpecValidator } from '../src/index.js';
+import { loadBundle, runContractTests, SpecValidator } from '../src/index.js';
+import { recordingClient } from './support/recording.js';
 
 const validator = new SpecValidator(loadBundle('platform-public'));
 const runId = 'zq9run';
 
 async function fuzz(status: number) {
-  const sent: string[] = [];
-  const record: typeof fetch = async (input, init) => {
-    const body = init?.body;
-    const text =
-      typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('hex') : '';
-    // The run's fresh tags masked: requests that differ only in them are the same request.
-    sent.push(
-      `${init?.method} ${String(input)} ${text}`.replace(new RegExp(`${runId}[0-9a-z]+`, 'g'), '<tag>'),
-    );
-    return new Response('{}', { status, headers: { 'content-type': 'application/json' } });
-  };
-  const client = new ContractClient({
-    validator,
-    baseUrl: 'http://target.invalid',
-    credentials: { bearer: 'token', basic: { username: 'id', password: 'secret' } },
-    fetch: record,
-  });
+  const { client, sent: recorded } = recordingClient(validator, () => Response.json({}, { status }));
   const report = await runContractTests({
     api: 'platform',
     target: 'a recording fetch',
@@ -34,6 +19,8 @@ async function fuzz(status: number) {
     maxExamples: 30,
     phases: ['fuzz'],
   });
+  // The run's fresh tags masked: requests that differ only in them are the same request.
+  const sent = recorded.map((line) => line.replace(new RegExp(`${runId}[0-9a-z]+`, 'g'), '<tag>'));
   return { sent, report };
 }
 

@@ -1,26 +1,13 @@
 // A seed reproduces a run: the same seed sends the same requests in the same order, another seed others.
 // The target is a fetch that records and answers 404, so only the seed decides what is sent.
 import { describe, expect, it } from 'vitest';
-import { ContractClient, loadBundle, runContractTests, SpecValidator } from '../src/index.js';
+import { loadBundle, runContractTests, SpecValidator } from '../src/index.js';
+import { recordingClient } from './support/recording.js';
 
 const validator = new SpecValidator(loadBundle('platform-public'));
 
 async function sentWith(seed: number): Promise<string[]> {
-  const sent: string[] = [];
-  const record: typeof fetch = async (input, init) => {
-    const body = init?.body;
-    // Bytes (malformed JSON bodies) as hex, so that they are compared too.
-    const text =
-      typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('hex') : '';
-    sent.push(`${init?.method} ${String(input)} ${text}`);
-    return new Response('{}', { status: 404, headers: { 'content-type': 'application/json' } });
-  };
-  const client = new ContractClient({
-    validator,
-    baseUrl: 'http://target.invalid',
-    credentials: { bearer: 'token', basic: { username: 'id', password: 'secret' } },
-    fetch: record,
-  });
+  const { client, sent } = recordingClient(validator, () => Response.json({}, { status: 404 }));
   await runContractTests({
     api: 'platform',
     target: 'a recording fetch',
