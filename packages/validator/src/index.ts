@@ -24,6 +24,7 @@ export {
   collectOperations,
   isJsonMediaType,
   type MediaTypeObject,
+  matchMediaType,
   type Operation,
   type ParameterObject,
   type Problem,

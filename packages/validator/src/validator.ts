@@ -411,7 +411,9 @@ function documentedStatusKey(responses: JsonObject, status: number): string | un
   return undefined;
 }
 
-function matchMediaType(documented: string[], contentType: string): string | undefined {
+// The documented media type a Content-Type falls under: exact (parameters and case aside), then a
+// `type/*` range, then `*/*`.
+export function matchMediaType(documented: string[], contentType: string): string | undefined {
   const actual = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (actual === '') return undefined;
   const [type] = actual.split('/');

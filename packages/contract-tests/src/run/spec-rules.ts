@@ -10,8 +10,10 @@
 //     request names, which a request alone does not show (writes.ts writes records that fit, and some
 //     that do not, to items it has read): such a body is judged neither valid nor invalid.
 import {
+  isJsonMediaType,
   isObject,
   type Located,
+  matchMediaType,
   missingRequiredInOneOf,
   type Operation,
   parseRequestBody,
@@ -51,13 +53,14 @@ export function documentedRefusal(
 }
 
 function bodySchema(operation: Operation): Located<unknown> | undefined {
-  const json = Object.keys(operation.requestBody?.content ?? {}).find((type) => /[/+]json\b/.test(type));
+  const json = Object.keys(operation.requestBody?.content ?? {}).find(isJsonMediaType);
   return json === undefined ? undefined : requestMediaSchema(operation, json);
 }
 
 /** Whether the body of the request's media type is records an item's columns decide (x-state: {records}). */
 function recordsBody(validator: SpecValidator, operation: Operation, contentType: string): boolean {
-  const schema = requestMediaSchema(operation, contentType.split(';')[0]?.trim().toLowerCase() ?? '');
+  const mediaType = matchMediaType(Object.keys(operation.requestBody?.content ?? {}), contentType);
+  const schema = mediaType === undefined ? undefined : requestMediaSchema(operation, mediaType);
   return schema !== undefined && recordsRule(validator, schema) !== undefined;
 }
 
