@@ -274,6 +274,7 @@ describe('replay judges every check as the run does', () => {
     if (!failure) throw new Error('the run reported nothing');
     const unjudged = CHECK_NAMES.filter((name) => CHECKS[name].judge === undefined);
     expect(unjudged.sort()).toEqual([
+      'callback_accepted',
       'created_listed',
       'deleted_not_listed',
       'max_response_time',

@@ -379,6 +379,11 @@ const CHECK_LIST = [
     description: 'A webhook delivery matches exactly one documented webhook and its schema.',
   },
   {
+    name: 'callback_accepted',
+    description:
+      "An event's callback takes a post-back with the event's own token while it is valid (2xx): the MESSAGE_POSTED event the webhooks phase receives.",
+  },
+  {
     name: 'max_response_time',
     description:
       'Every answer arrives within --max-response-time (checked, per operation, only when that budget is given).',

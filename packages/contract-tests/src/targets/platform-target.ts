@@ -182,7 +182,7 @@ export interface WebhooksPhaseOptions {
 /**
  * Every event of the spec's `webhooks`, caused through the chat operations and received by a real HTTPS
  * receiver: each delivery must match exactly one documented webhook; the MESSAGE_POSTED callback must
- * accept a post-back with the payload's own token.
+ * accept a post-back with the payload's own token (callback_accepted).
  */
 export function webhooksPhase(options: WebhooksPhaseOptions): PhaseRunner {
   return async (session: Session) => {
@@ -287,11 +287,23 @@ async function causeEvents(
         baseUrl: session.client.baseUrl,
         credentials: { apiKeys: callback.headers },
       });
-      await call(
-        'postCallbackMessage',
+      // The server's own token, within its hour: a refusal is the server's fault, and the run goes on.
+      const postBack = validator.operation('postCallbackMessage');
+      const answer = await session.call(
+        postBack,
         { path: { channelId }, body: namedObjectExample(validator, 'CallbackMessageRequest') },
         bot,
       );
+      session.checkResponse(answer, bot);
+      if (answer.status >= 200 && answer.status < 300) session.pass('callback_accepted', postBack);
+      else
+        session.fail(
+          'callback_accepted',
+          postBack,
+          `a post-back with the ${eventType} event's own callback token was answered ${answer.status}`,
+          { request: answer.request, answer },
+          bot,
+        );
     }
   }
   await call('deleteIntegration', { path: { integrationId } });

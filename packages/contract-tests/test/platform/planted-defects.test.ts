@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHECK_NAMES,
   type ContractClient,
-  type Failure,
   failuresOf,
   formatSummary,
   loadBundle,
@@ -23,9 +22,10 @@ import {
   DEFECT_NAMES,
   DEFECTS,
   type DefectiveProxy,
-  type PlantedDefect,
   SLOW_ANSWER_MS,
   startDefectiveProxy,
+  unexplained,
+  unreported,
 } from '../fixture/defective-proxy.js';
 import { describeFailure, reportFiles, testSeed } from '../support/run.js';
 import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
@@ -33,7 +33,8 @@ import { type ReferenceServer, startReferenceServer } from './support/reference-
 const validator = new SpecValidator(loadBundle('platform'));
 const scopes = 'user data chat';
 const seed = testSeed();
-const defects: Array<[string, PlantedDefect]> = Object.entries(DEFECTS);
+// The webhooks phase's defects are webhook-defects.test.ts's: it needs a receiver the server trusts.
+const planted = DEFECT_NAMES.filter((name) => !('webhooks' in DEFECTS[name]));
 // No defect is planted for oversized_body, and a node:http proxy cannot relay the real server's answer to
 // one: Fastify refuses the body before reading it and closes the connection, so the proxy's write fails
 // (EPIPE) and the refusal is lost before it is parsed. server.test.ts checks oversized_body directly.
@@ -48,7 +49,7 @@ describe('a server with planted defects (reference server on SQLite behind a def
 
   beforeAll(async () => {
     server = await startReferenceServer('sqlite', { PLATFORM_RATE_LIMIT: '0' });
-    proxy = await startDefectiveProxy(server.url, DEFECT_NAMES);
+    proxy = await startDefectiveProxy(server.url, planted);
     const clientFor = async (instance: string) =>
       platformClient(validator, proxy.url, await server.createClient(instance, scopes.split(' ')), scopes);
     const credentials = await server.createClient('planted-defects', scopes.split(' '));
@@ -81,26 +82,7 @@ describe('a server with planted defects (reference server on SQLite behind a def
     expect(report.fatal).toBeUndefined();
 
     const failures = failuresOf(report);
-    const reports = (defect: PlantedDefect, failure: Failure) =>
-      failure.check === defect.check &&
-      failure.operationId === defect.operationId &&
-      failure.message.includes(defect.message ?? '');
-    // A defect explains a failure of its check or a secondary one, on its operation or where it also applies.
-    const explains = (defect: PlantedDefect, failure: Failure) =>
-      [defect.check, ...(defect.secondary ?? []).map((secondary) => secondary.check)].includes(
-        failure.check,
-      ) &&
-      (defect.alsoOn !== undefined || failure.operationId === defect.operationId);
-
-    expect(
-      defects
-        .filter(([, defect]) => !failures.some((failure) => reports(defect, failure)))
-        .map(([name, defect]) => `${name}: no ${defect.check} failure on ${defect.operationId}`),
-    ).toEqual([]);
-    expect(
-      failures
-        .filter((failure) => !defects.some(([, defect]) => explains(defect, failure)))
-        .map(describeFailure),
-    ).toEqual([]);
+    expect(unreported(planted, failures)).toEqual([]);
+    expect(unexplained(planted, failures).map(describeFailure)).toEqual([]);
   }, 300_000);
 });

@@ -139,6 +139,7 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
       'use_after_free',
       'tenant_isolation',
       'request_body_conformance',
+      'callback_accepted',
       'pagination_semantics',
       'deleted_not_listed',
       'scope_enforcement',
