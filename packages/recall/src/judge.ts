@@ -3,7 +3,11 @@
 // cannot create the clients) kills the mutant "by startup": no tool gets the credit.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ReferenceServer, startReferenceServer } from '@platform-api/test-support';
+import {
+  type ReferenceServer,
+  type SelfSignedCertificate,
+  startReferenceServer,
+} from '@platform-api/test-support';
 import type { Mutant } from './mutants.js';
 import {
   runContractSuite,
@@ -28,6 +32,12 @@ export interface JudgeOptions {
   /** The contract suite's CLI (a snapshot of its build). */
   suiteBin: string;
   logDir: string;
+  /**
+   * The webhook receiver's certificate: each server trusts it and may deliver to loopback, as a team that
+   * tests its webhooks deploys it; the suite receives there (its README's --webhooks-cert/--webhooks-key).
+   * Schemathesis has no receiver, so it gets nothing of it.
+   */
+  receiver: SelfSignedCertificate;
 }
 
 const DEV_SCOPES = ['user', 'data', 'chat'];
@@ -54,15 +64,20 @@ interface Started {
   target: Target;
 }
 
-async function startServer(cli: string, mutant: Mutant | undefined, serverLog: string[]): Promise<Started> {
+async function startServer(
+  options: JudgeOptions,
+  mutant: Mutant | undefined,
+  serverLog: string[],
+): Promise<Started> {
   const env: Record<string, string> = {
     // The suite and Schemathesis each send thousands of requests a minute: the default limit (1200 per
     // minute) would make both wait, not find more.
     PLATFORM_RATE_LIMIT: '0',
-    PLATFORM_DELIVERY: 'false',
+    PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32,::1',
+    PLATFORM_WEBHOOK_CA_FILE: options.receiver.certFile,
   };
   if (mutant) env.__STRYKER_ACTIVE_MUTANT__ = mutant.id;
-  const server = await startReferenceServer(cli, { env, onLine: (line) => serverLog.push(line) });
+  const server = await startReferenceServer(options.cli, { env, onLine: (line) => serverLog.push(line) });
   liveServers.add(server);
   try {
     const tenant = await server.createClient('dev', DEV_SCOPES);
@@ -84,7 +99,7 @@ async function judgeWith(
   const serverLog: string[] = [];
   const writeServerLog = () =>
     writeFileSync(join(options.logDir, `${name}-server.log`), serverLog.join('\n'));
-  const started = await startServer(options.cli, mutant, serverLog).catch((error: unknown) => {
+  const started = await startServer(options, mutant, serverLog).catch((error: unknown) => {
     writeServerLog();
     throw error;
   });
@@ -93,7 +108,7 @@ async function judgeWith(
     const logFile = join(options.logDir, `${name}.log`);
     const run =
       tool === 'contractSuite'
-        ? await runContractSuite(target, options.suiteBin, logFile)
+        ? await runContractSuite(target, options.suiteBin, options.receiver, logFile)
         : await runSchemathesis(target, options.st, logFile);
     return { ...run, serverAliveAfter: await alive(target.url) };
   } finally {

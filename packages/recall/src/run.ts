@@ -2,9 +2,9 @@
 // judged first (both tools must pass it, or their kills mean nothing), then each mutant of the sample.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pythonVenv } from '@platform-api/test-support';
+import { pythonVenv, selfSignedCertificate } from '@platform-api/test-support';
 import { loadClassifications } from './classes.js';
-import { type Judged, judge } from './judge.js';
+import { type Judged, type JudgeOptions, judge } from './judge.js';
 import { instrumentServer, type Mutant } from './mutants.js';
 import { contractTestsDir, recallRoot, stateDir } from './paths.js';
 import { printReport, type RecallReport, summarize, writeReport } from './report.js';
@@ -52,24 +52,14 @@ function progressLine(index: number, count: number, judged: Judged): string {
   return `[${index}/${count}] ours ${mark(judged.runs.contractSuite?.failed)} st ${mark(judged.runs.schemathesis?.failed)} ${place}`;
 }
 
-export async function runRecall(options: RecallOptions): Promise<RecallReport> {
-  const log = options.log ?? ((line: string) => console.log(line));
-  const started = Date.now();
-  const st = await schemathesisCommand();
-  const instrumented = await instrumentServer();
-  const workDir = options.workDir ?? stateDir;
-  const logDir = join(workDir, 'logs');
-  rmSync(logDir, { recursive: true, force: true });
-  const build = await buildInstrumentedServer(instrumented, workDir);
-  const suite = snapshotSuite(options.suiteDir ?? contractTestsDir, workDir);
-  const sample = options.select
-    ? options.select(instrumented.mutants)
-    : sampleMutants(instrumented.mutants, options.size, options.seed);
-  log(`recall: ${instrumented.mutants.length} mutants, judging ${sample.length}; logs in ${logDir}`);
-  log(
-    `contract suite: ${options.suiteDir ?? contractTestsDir} (build ${suite.buildHash}, frozen for this run)`,
-  );
-  const judgeOptions = { cli: build.cli, st, logDir, suiteBin: suite.bin };
+/** The unmutated server, then each mutant of the sample until the time budget is spent. */
+async function judgeAll(
+  sample: Mutant[],
+  judgeOptions: JudgeOptions,
+  options: RecallOptions,
+  started: number,
+  log: (line: string) => void,
+): Promise<{ baseline: Judged; judged: Judged[] }> {
   const baseline = await judge(undefined, judgeOptions);
   const baselineLine = (tool: 'contractSuite' | 'schemathesis') => {
     const run = baseline.runs[tool];
@@ -104,6 +94,34 @@ export async function runRecall(options: RecallOptions): Promise<RecallReport> {
     judged.push(result);
     log(progressLine(index + 1, sample.length, result));
   }
+  return { baseline, judged };
+}
+
+export async function runRecall(options: RecallOptions): Promise<RecallReport> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const started = Date.now();
+  const st = await schemathesisCommand();
+  const instrumented = await instrumentServer();
+  const workDir = options.workDir ?? stateDir;
+  const logDir = join(workDir, 'logs');
+  rmSync(logDir, { recursive: true, force: true });
+  const build = await buildInstrumentedServer(instrumented, workDir);
+  const suite = snapshotSuite(options.suiteDir ?? contractTestsDir, workDir);
+  const sample = options.select
+    ? options.select(instrumented.mutants)
+    : sampleMutants(instrumented.mutants, options.size, options.seed);
+  log(`recall: ${instrumented.mutants.length} mutants, judging ${sample.length}; logs in ${logDir}`);
+  log(
+    `contract suite: ${options.suiteDir ?? contractTestsDir} (build ${suite.buildHash}, frozen for this run)`,
+  );
+  const receiver = selfSignedCertificate();
+  const { baseline, judged } = await judgeAll(
+    sample,
+    { cli: build.cli, st, logDir, suiteBin: suite.bin, receiver },
+    options,
+    started,
+    log,
+  ).finally(() => receiver.remove());
   const report: RecallReport = {
     format: 'recall-report/1',
     startedAt: new Date(started).toISOString(),

@@ -1,5 +1,5 @@
 // The two judges of a mutant, each run as its users run it against a server: the contract suite's CLI as
-// its README says (default options, two tenants, a random seed it prints), and Schemathesis's `st run`
+// its README says (default options, two tenants, a webhook receiver, a random seed it prints), and Schemathesis's `st run`
 // with a bearer token and the options written in docs/guides/recall.md.
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
@@ -43,7 +43,12 @@ export interface ToolRun {
 /** Seconds: a run beyond this is killed and counts as failed (a mutant that hangs requests is found). */
 export const TOOL_TIME_LIMIT_MS = 300_000;
 
-export async function runContractSuite(target: Target, bin: string, logFile: string): Promise<ToolRun> {
+export async function runContractSuite(
+  target: Target,
+  bin: string,
+  receiver: { certFile: string; keyFile: string },
+  logFile: string,
+): Promise<ToolRun> {
   const args = [
     bin,
     'platform',
@@ -57,6 +62,10 @@ export async function runContractSuite(target: Target, bin: string, logFile: str
     target.otherTenant.clientId,
     '--other-client-secret',
     target.otherTenant.clientSecret,
+    '--webhooks-cert',
+    receiver.certFile,
+    '--webhooks-key',
+    receiver.keyFile,
   ];
   const finished = await runLogged(process.execPath, args, { logFile, timeoutMs: TOOL_TIME_LIMIT_MS });
   const seed = /--seed (\d+)/.exec(finished.output)?.[1] ?? /— seed (\d+)/.exec(finished.output)?.[1];

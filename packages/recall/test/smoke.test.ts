@@ -57,6 +57,9 @@ if (missing) {
       // a generator's rare false positive must not fail CI).
       expect(report.baseline.runs.contractSuite?.seed).toMatch(/^\d+$/);
       expect(report.baseline.runs.schemathesis?.seed).toMatch(/^\d+$/);
+      // The servers deliver to the suite's receiver: its webhooks phase ran (else it says it was not run).
+      const suiteLog = readFileSync(report.baseline.runs.contractSuite?.logFile ?? '', 'utf8');
+      expect(suiteLog).toMatch(/^ {2}webhooks: \d+ requests$/m);
       for (const judged of report.mutants) {
         expect(judged.startupFailure).toBeUndefined();
         expect(judged.runs.contractSuite?.seed).toMatch(/^\d+$/);
