@@ -199,11 +199,7 @@ export function webhooksPhase(options: WebhooksPhaseOptions): PhaseRunner {
   };
 }
 
-async function causeEvents(
-  session: Session,
-  receiver: Awaited<ReturnType<typeof startWebhookReceiver>>,
-  timeoutMs: number,
-): Promise<void> {
+async function causeEvents(session: Session, receiver: Receiver, timeoutMs: number): Promise<void> {
   const { validator } = session;
   const call = async (operationId: string, options: CallOptions, client = session.client) => {
     const result = await session.call(validator.operation(operationId), options, client);
@@ -259,12 +255,34 @@ async function causeEvents(
   if (slashCommand)
     await call('invokeSlashCommand', { path: { channelId }, body: { commandLine: `${slashCommand} now` } });
 
-  // One wait for all the events: a server that delivers none costs the run one timeout, not one an event.
+  await checkDeliveries(session, receiver, { run, eventTypes, channelId }, timeoutMs);
+  // Undone as a user would: each subscription, then the integration (the answers checked like any other).
+  const deleteSubscription = validator.operation('deleteSubscription');
+  for (const subscriptionId of subscriptionIds) {
+    const deleted = await session.call(deleteSubscription, { path: { integrationId, subscriptionId } });
+    session.checkResponse(deleted);
+  }
+  await call('deleteIntegration', { path: { integrationId } });
+}
+
+type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+/**
+ * Each event caused awaited at the receiver (one deadline for all: a server that delivers none costs the
+ * run one timeout, not one an event), its delivery checked, and MESSAGE_POSTED's callback posted back to.
+ */
+async function checkDeliveries(
+  session: Session,
+  receiver: Receiver,
+  caused: { run: string; eventTypes: string[]; channelId: string },
+  timeoutMs: number,
+): Promise<void> {
+  const { run, channelId } = caused;
   const deadline = Date.now() + timeoutMs;
-  for (const eventType of eventTypes) {
-    const operation = webhookOperation(validator, eventType);
+  for (const eventType of caused.eventTypes) {
+    const operation = webhookOperation(session.validator, eventType);
     const request = { method: 'POST', url: `${receiver.url}/${run}/${eventType}`, headers: {} };
-    let delivery: Awaited<ReturnType<typeof receiver.waitFor>>;
+    let delivery: Awaited<ReturnType<Receiver['waitFor']>>;
     try {
       delivery = await receiver.waitFor(
         (candidate) => candidate.path === `/${run}/${eventType}`,
@@ -285,41 +303,40 @@ async function causeEvents(
         request: { ...request, headers: Object.fromEntries(delivery.headers), body: delivery.body },
       });
     }
-    if (eventType === 'MESSAGE_POSTED') {
-      const callback = (delivery.json as { callback?: { url: string; headers: Record<string, string> } })
-        .callback;
-      if (!callback) continue;
-      const bot = new ContractClient({
-        validator,
-        baseUrl: session.client.baseUrl,
-        credentials: { apiKeys: callback.headers },
-      });
-      // The server's own token, within its hour: a refusal is the server's fault, and the run goes on.
-      const postBack = validator.operation('postCallbackMessage');
-      const answer = await session.call(
-        postBack,
-        { path: { channelId }, body: namedObjectExample(validator, 'CallbackMessageRequest') },
-        bot,
-      );
-      session.checkResponse(answer, bot);
-      if (answer.status >= 200 && answer.status < 300) session.pass('callback_accepted', postBack);
-      else
-        session.fail(
-          'callback_accepted',
-          postBack,
-          `a post-back with the ${eventType} event's own callback token was answered ${answer.status}`,
-          { request: answer.request, answer },
-          bot,
-        );
-    }
+    const callback = (delivery.json as { callback?: { headers: Record<string, string> } }).callback;
+    if (eventType === 'MESSAGE_POSTED' && callback) await postBack(session, channelId, eventType, callback);
   }
-  // Undone as a user would: each subscription, then the integration (the answers checked like any other).
-  const deleteSubscription = validator.operation('deleteSubscription');
-  for (const subscriptionId of subscriptionIds) {
-    const deleted = await session.call(deleteSubscription, { path: { integrationId, subscriptionId } });
-    session.checkResponse(deleted);
-  }
-  await call('deleteIntegration', { path: { integrationId } });
+}
+
+/** callback_accepted: the server's own token, within its hour; a refusal is the server's fault, and the run goes on. */
+async function postBack(
+  session: Session,
+  channelId: string,
+  eventType: string,
+  callback: { headers: Record<string, string> },
+): Promise<void> {
+  const { validator } = session;
+  const bot = new ContractClient({
+    validator,
+    baseUrl: session.client.baseUrl,
+    credentials: { apiKeys: callback.headers },
+  });
+  const operation = validator.operation('postCallbackMessage');
+  const answer = await session.call(
+    operation,
+    { path: { channelId }, body: namedObjectExample(validator, 'CallbackMessageRequest') },
+    bot,
+  );
+  session.checkResponse(answer, bot);
+  if (answer.status >= 200 && answer.status < 300) session.pass('callback_accepted', operation);
+  else
+    session.fail(
+      'callback_accepted',
+      operation,
+      `a post-back with the ${eventType} event's own callback token was answered ${answer.status}`,
+      { request: answer.request, answer },
+      bot,
+    );
 }
 
 function webhookOperation(validator: SpecValidator, eventType: string): Operation {
