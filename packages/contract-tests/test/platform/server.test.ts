@@ -24,6 +24,7 @@ import {
 } from '../../src/index.js';
 import { describeFailure, reportFiles, testSeed } from '../support/run.js';
 import {
+  deliveringTo,
   type ReferenceServer,
   referenceServerDatabases,
   startReferenceServer,
@@ -86,10 +87,8 @@ describe.each(databases)('platform API on the reference server (%s)', (database)
     tls = selfSignedCertificate();
     server = await startReferenceServer(database, {
       PLATFORM_RATE_LIMIT: '0',
-      PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32',
-      PLATFORM_WEBHOOK_CA_FILE: tls.certFile,
+      ...deliveringTo(tls.certFile),
       PLATFORM_DELIVERY_RETRY_SCHEDULE: '200ms,500ms,1s',
-      PLATFORM_DELIVERY_POLL_INTERVAL: '100ms',
     });
     credentials = await server.createClient(`contract-${database}`, allScopes);
     client = await clientFor(credentials, allScopes);

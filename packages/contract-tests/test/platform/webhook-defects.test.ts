@@ -25,7 +25,7 @@ import {
   unreported,
 } from '../fixture/defective-proxy.js';
 import { describeFailure, reportFiles, testSeed } from '../support/run.js';
-import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
+import { deliveringTo, type ReferenceServer, startReferenceServer } from './support/reference-server.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
 const scopes = 'user data chat';
@@ -42,9 +42,7 @@ describe('webhook defects (reference server delivering to the run, its API behin
     tls = selfSignedCertificate();
     server = await startReferenceServer('sqlite', {
       PLATFORM_RATE_LIMIT: '0',
-      PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32',
-      PLATFORM_WEBHOOK_CA_FILE: tls.certFile,
-      PLATFORM_DELIVERY_POLL_INTERVAL: '100ms',
+      ...deliveringTo(tls.certFile),
     });
   }, 120_000);
 
