@@ -155,6 +155,44 @@ describeEachDialect('emitting an event on %s', (dialect) => {
     expect(await chatEventRows(database.db, services, input, context.subscriptions)).toHaveLength(13);
   });
 
+  it('gives each of several messages posted at once its own context: its instance, channel and caller', async () => {
+    const first = await scenario(3);
+    const second = await scenario(1);
+    const [author] = await database.db
+      .insertInto('users')
+      .values(
+        newUserRow(
+          { instanceId: first.instanceId, name: 'Ada', email: 'ada@emit.example.com', role: 'Participant' },
+          0,
+        ),
+      )
+      .returning(['id', 'name', 'email'])
+      .execute();
+    if (!author) throw new Error('no user was inserted');
+    // Asked in one turn: on PostgreSQL they are read by one query, and each must get its own answer.
+    const [a, b, missing, elsewhere] = await Promise.all([
+      database.messages.postingContext(first.instanceId, author.id, first.channel.id),
+      database.messages.postingContext(second.instanceId, author.id, second.channel.id),
+      database.messages.postingContext(first.instanceId, author.id, randomUUID()),
+      database.messages.postingContext(second.instanceId, author.id, first.channel.id),
+    ]);
+    expect(a).toEqual({
+      channel: first.channel,
+      author,
+      subscriptions: await subscriptionsTo(database.db, first.instanceId, 'MESSAGE_POSTED'),
+    });
+    expect(a?.subscriptions).toHaveLength(3);
+    // The user belongs to the first instance only, and each instance sees only its own channel.
+    expect(b).toEqual({
+      channel: second.channel,
+      author: undefined,
+      subscriptions: await subscriptionsTo(database.db, second.instanceId, 'MESSAGE_POSTED'),
+    });
+    expect(b?.subscriptions).toHaveLength(1);
+    expect(missing).toEqual({ ...a, channel: undefined });
+    expect(elsewhere).toEqual({ ...b, channel: undefined });
+  });
+
   it('runs the same number of queries for 1 and for 25 subscriptions, and writes a row per active one', async () => {
     const one = await emitCounted(1);
     const many = await emitCounted(25);

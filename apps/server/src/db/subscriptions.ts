@@ -1,9 +1,16 @@
-import type { Kysely } from 'kysely';
+import type { Expression, Kysely } from 'kysely';
 import { compiledQuery } from './compiled-query.js';
 import type { Database } from './schema.js';
 
-/** The enabled subscriptions of the instance to an event type, with what their events carry. */
-export const subscriptionsOf = (db: Kysely<Database>, instanceId: number, type: string) =>
+/**
+ * The enabled subscriptions of the instance to an event type, with what their events carry. The instance
+ * may be an expression, for a query that reads them for several instances.
+ */
+export const subscriptionsOf = (
+  db: Kysely<Database>,
+  instanceId: number | Expression<number>,
+  type: string,
+) =>
   db
     .selectFrom('subscriptions')
     .innerJoin('integrations', 'integrations.id', 'subscriptions.integration_id')

@@ -1,9 +1,10 @@
 import { storageFault } from './faults.js';
 
 /*
- * Writes that wait for the rest of their turn of the event loop, so that what arrives together costs one
+ * Work that waits for the rest of its turn of the event loop, so that what arrives together costs one
  * statement (one round trip, one commit) instead of one each: posted messages with their outbox rows,
- * delivery outcomes, callback tokens. One set of rules for all:
+ * delivery outcomes, callback tokens, and on PostgreSQL the reads that posting a message starts with.
+ * One set of rules for all:
  *
  * - Settle: each caller's promise settles once the flush of its turn has settled, with its own result.
  * - Partial failure: a flush answers item by item (PromiseSettledResult), so one item can fail alone.
