@@ -2,7 +2,7 @@
 // every delivery must match exactly one documented webhook (its headers and its body schema).
 // No contract-testing tool does this; servers that send webhooks need it most.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { isJsonMediaType, type Operation, type Problem, type SpecValidator } from '@platform-api/validator';
 
 export interface ReceivedWebhook {
@@ -93,6 +93,13 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       });
     },
   );
+  // Every socket, from its first byte: closeAllConnections knows only those past the TLS handshake, and
+  // close would wait for one a server opened just before (until that server gives up on it).
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
@@ -121,8 +128,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     },
     close: () =>
       new Promise((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }
