@@ -196,7 +196,7 @@ export function webhooksPhase(options: WebhooksPhaseOptions): PhaseRunner {
       await causeEvents(session, receiver, options.timeoutMs ?? 60_000);
     } catch (error) {
       // An answer that failed a check is the run's finding, and the events are left unchecked, saying why.
-      // A documented refusal (a scope, a limit) means the target cannot be used for this phase: it stops.
+      // A documented refusal (a missing scope, say) means the target cannot be used for this phase: it stops.
       if (!(error instanceof CallRefused && error.failedCheck)) throw error;
       for (const operation of session.validator.operations.filter(({ kind }) => kind === 'webhook'))
         session.skip('request_body_conformance', operation.operationId, `not caused: ${error.message}`);
