@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  deliveringTo,
   type ReferenceServer,
   type SelfSignedCertificate,
   startReferenceServer,
@@ -73,8 +74,7 @@ async function startServer(
     // The suite and Schemathesis each send thousands of requests a minute: the default limit (1200 per
     // minute) would make both wait, not find more.
     PLATFORM_RATE_LIMIT: '0',
-    PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32',
-    PLATFORM_WEBHOOK_CA_FILE: options.receiver.certFile,
+    ...deliveringTo(options.receiver.certFile),
   };
   if (mutant) env.__STRYKER_ACTIVE_MUTANT__ = mutant.id;
   const server = await startReferenceServer(options.cli, { env, onLine: (line) => serverLog.push(line) });

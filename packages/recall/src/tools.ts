@@ -1,6 +1,6 @@
 // The two judges of a mutant, each run as its users run it against a server: the contract suite's CLI as
-// its README says (default options, two tenants, a webhook receiver, a random seed it prints), and Schemathesis's `st run`
-// with a bearer token and the options written in docs/guides/recall.md.
+// its README says (default options, two tenants, a webhook receiver, a random seed it prints), and
+// Schemathesis's `st run` with a bearer token and the options written in docs/guides/recall.md.
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { platformBundle, recallRoot } from './paths.js';

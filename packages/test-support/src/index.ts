@@ -17,6 +17,7 @@ export {
 export { type PythonVenv, type PythonVenvOptions, pythonVenv } from './python-venv.js';
 export { readmeBlock } from './readme.js';
 export {
+  deliveringTo,
   type ReferenceServer,
   type ReferenceServerOptions,
   startReferenceServer,

@@ -28,6 +28,15 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
+/**
+ * The environment of a server that delivers its events to a receiver on this machine whose certificate is
+ * `certFile` (the contract suite's webhooks phase's): loopback allowed as a webhook target, that
+ * certificate trusted. Nothing else: the server delivers as deployed.
+ */
+export function deliveringTo(certFile: string): Record<string, string> {
+  return { PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32', PLATFORM_WEBHOOK_CA_FILE: certFile };
+}
+
 export async function startReferenceServer(
   cli: string,
   options: ReferenceServerOptions = {},

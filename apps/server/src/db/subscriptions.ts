@@ -34,8 +34,10 @@ export const subscriptionsOf = (
     .where('subscriptions.disabled_at', 'is', null)
     .orderBy('subscriptions.created_at');
 
-/** subscriptionsOf, compiled once (compiled-query.ts): read for every event emitted. */
-const selectSubscriptions = compiledQuery(subscriptionsOf);
+/** subscriptionsOf for one instance id, compiled once (compiled-query.ts): read for every event emitted. */
+const selectSubscriptions = compiledQuery((db: Kysely<Database>, instanceId: number, type: string) =>
+  subscriptionsOf(db, instanceId, type),
+);
 
 /** A subscription as an event's outbox rows need it. */
 export type SubscriptionRow = Awaited<ReturnType<typeof selectSubscriptions>>['rows'][number];

@@ -198,9 +198,12 @@ export function webhooksPhase(options: WebhooksPhaseOptions): PhaseRunner {
       // An answer that failed a check is the run's finding, and the events are left unchecked, saying why.
       // A documented refusal (a missing scope, say) means the target cannot be used for this phase: it stops.
       if (!(error instanceof CallRefused && error.failedCheck)) throw error;
-      for (const operation of session.validator.operations.filter(({ kind }) => kind === 'webhook'))
-        session.skip('request_body_conformance', operation.operationId, `not caused: ${error.message}`);
-      session.skip('callback_accepted', 'postCallbackMessage', `no event caused: ${error.message}`);
+      const reason = `no event caused: ${error.message}`;
+      for (const operation of session.validator.operations.filter(({ kind }) => kind === 'webhook')) {
+        session.skip('request_headers_conformance', operation.operationId, reason);
+        session.skip('request_body_conformance', operation.operationId, reason);
+      }
+      session.skip('callback_accepted', 'postCallbackMessage', reason);
     } finally {
       await receiver.close();
     }

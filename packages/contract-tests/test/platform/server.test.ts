@@ -4,6 +4,8 @@
 // picks another), and again with a fresh random one (printed), so that each run tries requests no earlier
 // one did. Reports go to test-results/. The token endpoint's own rules
 // (grant types, scopes) are checked by hand below: no schema says them.
+
+import { deliveringTo } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CallOptions,
@@ -24,7 +26,6 @@ import {
 } from '../../src/index.js';
 import { describeFailure, reportFiles, testSeed } from '../support/run.js';
 import {
-  deliveringTo,
   type ReferenceServer,
   referenceServerDatabases,
   startReferenceServer,

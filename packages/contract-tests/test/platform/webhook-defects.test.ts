@@ -2,6 +2,8 @@
 // events to the phase's real HTTPS receiver (it trusts the receiver's certificate), and the calls the phase
 // makes go through the defective proxy, planting one defect marked `webhooks` a run. Each run must report
 // its defect under its check and operation, and nothing else.
+
+import { deliveringTo } from '@platform-api/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ContractClient,
@@ -25,7 +27,7 @@ import {
   unreported,
 } from '../fixture/defective-proxy.js';
 import { describeFailure, reportFiles, testSeed } from '../support/run.js';
-import { deliveringTo, type ReferenceServer, startReferenceServer } from './support/reference-server.js';
+import { type ReferenceServer, startReferenceServer } from './support/reference-server.js';
 
 const validator = new SpecValidator(loadBundle('platform'));
 const scopes = 'user data chat';

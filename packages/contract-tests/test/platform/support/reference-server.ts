@@ -64,18 +64,6 @@ export interface ReferenceServerOptions {
   tls?: ServerOptions['tls'];
 }
 
-/**
- * The environment of a server that delivers its events to a receiver on this machine with `certFile` (the
- * webhooks phase's): loopback allowed as a webhook target, the certificate trusted, the outbox read often.
- */
-export function deliveringTo(certFile: string): Record<string, string> {
-  return {
-    PLATFORM_WEBHOOK_ALLOWLIST: '127.0.0.1/32',
-    PLATFORM_WEBHOOK_CA_FILE: certFile,
-    PLATFORM_DELIVERY_POLL_INTERVAL: '100ms',
-  };
-}
-
 /** test-support's reference server, on SQLite (its own temp folder) or PostgreSQL (a fresh schema, dropped). */
 export async function startReferenceServer(
   database: DatabaseKind,
